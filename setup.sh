@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Create .venv at the repo root and install the package with its test extras.
+# torch is pinned to the CPU build that lies on this machine's disk; an unpinned torch pulls a
+# multi-GB CUDA build. Idempotent: rerunning only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q "torch==2.13.0"
+.venv/bin/python -m pip install -q -e ".[test]"
+echo "ready: .venv/bin/execretrieval"

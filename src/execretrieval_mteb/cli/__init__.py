@@ -1,0 +1,1 @@
+"""The ``execretrieval`` command: one module per subcommand, imported only when it runs."""

@@ -1,0 +1,1 @@
+"""The on-disk schema of a built ExecRetrieval dataset, shared by every stage."""
