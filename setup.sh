@@ -4,6 +4,8 @@
 # multi-GB CUDA build. Idempotent: rerunning only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
+# The oracle's sandboxed code runs as uid nobody, which needs a world-readable Python (the system one).
+if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/python3 ] && command -v apt-get >/dev/null; then apt-get install -y -q python3; fi
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip

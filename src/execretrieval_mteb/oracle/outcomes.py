@@ -8,6 +8,23 @@ Outcomes are enums in code and strings only on disk, in the original study's tax
 - ``TIMEOUT``       the test exceeded its CPU-time or wall-clock budget.
 - ``ERROR:<Type>``  an exception escaped the code under test (an ``AssertionError`` raised inside
                     the code under test is a crash, so it is ``ERROR:AssertionError``).
+
+When the sandboxed process itself ends during a test, that test gets a verdict of its own and the
+suite's remaining tests still run in a fresh process:
+
+- ``ERROR:<SIGNAME>``       the process was killed by that signal (``ERROR:SIGSEGV`` for a segfault,
+                            ``ERROR:SIGABRT`` for ``abort()``, ``ERROR:SIGKILL`` for a kill from
+                            outside the oracle such as the kernel's out-of-memory killer).
+- ``ERROR:ProcessExited``   the process exited without finishing the test (``os._exit``).
+- ``TIMEOUT``               also when the oracle killed the process for overrunning the test's
+                            budget, or the kernel did so on the CPU rlimit (SIGXCPU).
+
+Differences from the study's runner, which ran a whole suite in one unprotected process with a
+5 s budget: there a crash or hang turned every later test into ``TIMEOUT``; here only the
+test that crashed or hung is affected. A test also gets ``TIMEOUT`` after 0.5 s of CPU (by
+default), and the sandbox's limits turn what used to succeed or hang (10 GB allocations, network
+access, writing outside the scratch directory) into ``ERROR:MemoryError`` / ``ERROR:PermissionError`` /
+``ERROR:OSError``.
 """
 
 from __future__ import annotations
@@ -17,6 +34,8 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from .protections import Protection
 
 
 class OutcomeKind(enum.Enum):
@@ -97,7 +116,7 @@ class SuiteResult:
     """
 
     outcomes: tuple[TestOutcome, ...]
-    protections: tuple[str, ...] = ()
+    protections: tuple[Protection, ...] = ()
     infra_error: str | None = None
 
     @property

@@ -1,0 +1,54 @@
+"""Resource limits of one sandboxed suite, and the cache salt derived from them.
+
+The defaults keep the study's budget of 5 s per suite and give each test a fair share of it
+(0.5 s of CPU: ten tests fill the budget), so that one hanging test times out on its own and the
+remaining tests still get a verdict. Tests of this benchmark run in microseconds to milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+ORACLE_VERSION = "1"
+"""Bump when a change to the sandbox program can change a verdict: it invalidates the cache."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    test_cpu_s: float = 0.5
+    """CPU seconds one test may use before it is TIMEOUT."""
+    test_wall_s: float = 2.0
+    """Wall seconds one test may take (sleeping, blocked, or a C loop ignoring signals) before it is killed."""
+    suite_wall_s: float = 5.0
+    """Wall seconds for the whole suite; tests not finished by then are TIMEOUT."""
+    memory_mb: int = 2048
+    """RLIMIT_AS of the sandboxed process (threads reserve address space, so this is generous)."""
+    file_size_mb: int = 16
+    """RLIMIT_FSIZE: the largest file the code may write."""
+    scratch_mb: int = 64
+    """Size of the tmpfs that holds every suite's scratch directory of one worker."""
+    open_files: int = 64
+    """RLIMIT_NOFILE."""
+    processes: int = 512
+    """RLIMIT_NPROC for the sandbox uid (threads count; shared by all workers' children)."""
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not value > 0:
+                raise ValueError(f"Limits.{name} must be positive, got {value!r}")
+        if self.test_wall_s < self.test_cpu_s:
+            raise ValueError("Limits.test_wall_s must be at least Limits.test_cpu_s")
+
+    def to_json(self) -> dict[str, float | int]:
+        return asdict(self)
+
+
+def cache_salt(limits: Limits, interpreter_version: str) -> str:
+    """Short hash of everything besides (code, tests) that can change a verdict."""
+    blob = json.dumps(
+        {"oracle_version": ORACLE_VERSION, "limits": limits.to_json(), "python": interpreter_version},
+        sort_keys=True, separators=(",", ":"),
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,274 @@
+"""Warm fork servers: one sandbox interpreter per worker, one fork per suite.
+
+Each ``ForkServer`` is a long-lived process running the sandbox program (``program.py``); the host
+sends it one suite at a time over a pipe and reads the per-test outcomes back. A server that dies
+or stops answering is killed and restarted on the next suite; the suite it was running gets an
+infrastructure error (never cached).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import IO
+
+from .limits import Limits
+from .outcomes import Suite, SuiteResult, TestOutcome
+from .program import DEFAULT_READ_PATHS, SANDBOX_GID, SANDBOX_UID, find_interpreter, sandbox_program
+from .protections import Protection
+
+_HELLO_TIMEOUT_S = 60.0
+_REPLY_MARGIN_S = 15.0  # beyond the suite's wall budget, before the host gives up on a server
+
+
+class SandboxStartError(RuntimeError):
+    """The sandbox program could not start (no usable interpreter, or it died during set-up)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxInfo:
+    """What a fork server reported at start."""
+
+    protections: tuple[Protection, ...]
+    missing: dict[str, str] = field(default_factory=dict)
+    python: str = ""
+
+
+class ForkServer:
+    """One sandbox interpreter process; not thread-safe (one suite at a time)."""
+
+    def __init__(
+        self, limits: Limits, read_paths: Sequence[str] = DEFAULT_READ_PATHS, disabled: Iterable[Protection] = (),
+    ) -> None:
+        self.limits = limits
+        self.read_paths = tuple(read_paths)
+        self.disabled = tuple(sorted(p.value for p in disabled))
+        self.drop_uid = os.geteuid() == 0
+        self.interpreter = find_interpreter(world_readable=self.drop_uid)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._scratch_root: str | None = None
+        self._buffer = b""
+        self._stderr: IO[bytes] | None = None  # the server's stderr, read back when it fails to start
+        self._owner_pid = os.getpid()
+        self.info: SandboxInfo | None = None
+
+    # -- life cycle -------------------------------------------------------------------------
+    def start(self) -> SandboxInfo:
+        """Start the process (if needed) and return its hello."""
+        self._forget_if_inherited()
+        if self._proc is None:
+            self._launch()
+        return self._await_hello()
+
+    def _launch(self) -> None:
+        self._scratch_root = tempfile.mkdtemp(prefix="execretrieval-oracle-")
+        os.chmod(self._scratch_root, 0o711)
+        config = {
+            "limits": self.limits.to_json(), "scratch_root": self._scratch_root, "read_paths": list(self.read_paths),
+            "drop_uid": self.drop_uid, "uid": SANDBOX_UID, "gid": SANDBOX_GID, "disabled": list(self.disabled),
+        }
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
+        if "TZ" in os.environ:
+            env["TZ"] = os.environ["TZ"]
+        self._owner_pid = os.getpid()
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(
+            [self.interpreter.path, "-S", "-s", "-B", "-P", "-c", sandbox_program(), json.dumps(config)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            env=env, cwd="/", start_new_session=True,
+        )
+        self._buffer = b""
+        self.info = None
+
+    def _await_hello(self) -> SandboxInfo:
+        if self.info is None:
+            line = self._read_line(time.monotonic() + _HELLO_TIMEOUT_S)
+            if line is None:
+                assert self._stderr is not None
+                self._stderr.seek(0)
+                last = self._stderr.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+                self.close()
+                raise SandboxStartError(
+                    f"the sandbox program ({self.interpreter.path}) died or hung during set-up"
+                    + (f": {last[0]}" if last else "")
+                )
+            hello = json.loads(line)["hello"]
+            self.info = SandboxInfo(
+                protections=Protection.parse_many(hello["protections"]), missing=dict(hello["missing"]),
+                python=hello["python"],
+            )
+        return self.info
+
+    def _forget_if_inherited(self) -> None:
+        """In a forked copy of the host (e.g. multiprocessing), leave the parent's server alone."""
+        if self._owner_pid != os.getpid():
+            self._proc, self._scratch_root, self._stderr, self.info = None, None, None, None
+            self._owner_pid = os.getpid()
+
+    def close(self) -> None:
+        """Stop the process (closing stdin ends its loop) and remove its scratch root."""
+        self._forget_if_inherited()
+        proc, self._proc, self.info = self._proc, None, None
+        if proc is not None:
+            try:
+                proc.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=self.limits.suite_wall_s + 2)
+            except subprocess.TimeoutExpired:
+                self._kill(proc)
+            proc.stdout.close()  # type: ignore[union-attr]
+        if self._scratch_root is not None:
+            shutil.rmtree(self._scratch_root, ignore_errors=True)
+            self._scratch_root = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen[bytes]) -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+
+    # -- one suite --------------------------------------------------------------------------
+    def run(self, suite: Suite) -> SuiteResult:
+        """Run one suite; harness failures come back as ``infra_error`` results, and the server restarts."""
+        try:
+            info = self.start()
+            if not suite.tests:
+                return SuiteResult(outcomes=(), protections=info.protections)
+        except SandboxStartError as exc:
+            return SuiteResult(outcomes=(), infra_error=str(exc))
+        request = (json.dumps({"code": suite.code, "tests": list(suite.tests)}) + "\n").encode("utf-8")
+        if not self._send(request):
+            # The server died between suites (nothing of this suite ran yet): restart once and resend.
+            self._discard()
+            try:
+                info = self.start()
+            except SandboxStartError as exc:
+                return SuiteResult(outcomes=(), infra_error=str(exc))
+            if not self._send(request):
+                return self._fail("fork server unreachable after a restart")
+        line = self._read_line(time.monotonic() + self.limits.suite_wall_s + _REPLY_MARGIN_S)
+        if line is None:
+            return self._fail("fork server died or stopped answering")
+        try:
+            reply = json.loads(line)
+            if "infra_error" in reply:
+                return SuiteResult(outcomes=(), protections=info.protections, infra_error=str(reply["infra_error"]))
+            outcomes = tuple(TestOutcome.parse(o) for o in reply["outcomes"])
+        except (ValueError, KeyError, TypeError) as exc:
+            return self._fail(f"malformed reply from the fork server: {exc}")
+        if len(outcomes) != len(suite.tests):
+            return self._fail(f"fork server answered {len(outcomes)} outcomes for {len(suite.tests)} tests")
+        return SuiteResult(outcomes=outcomes, protections=info.protections)
+
+    def _send(self, request: bytes) -> bool:
+        assert self._proc is not None and self._proc.stdin is not None
+        if self._proc.poll() is not None:
+            return False
+        try:
+            self._proc.stdin.write(request)
+            self._proc.stdin.flush()
+        except OSError:
+            return False
+        return True
+
+    def _discard(self) -> None:
+        """Kill the process (and anything in its session) and forget it; the next suite starts a new one."""
+        if self._proc is not None:
+            self._kill(self._proc)
+        self.close()
+
+    def _fail(self, why: str) -> SuiteResult:
+        self._discard()
+        return SuiteResult(outcomes=(), infra_error=why)
+
+    def _read_line(self, deadline: float) -> bytes | None:
+        """One reply line, or None on EOF or when ``deadline`` passes."""
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line
+
+
+class ForkServerPool:
+    """``workers`` fork servers driven by one host thread each; results come back in input order."""
+
+    def __init__(
+        self, workers: int, limits: Limits, read_paths: Sequence[str] = DEFAULT_READ_PATHS,
+        disabled: Iterable[Protection] = (),
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        self.limits = limits
+        self.servers = [ForkServer(limits, read_paths, disabled) for _ in range(workers)]
+
+    def start(self) -> SandboxInfo:
+        """Start every server (in parallel) and return the first one's hello."""
+        for server in self.servers:
+            if server._proc is None:
+                server._launch()
+        infos = [server.start() for server in self.servers]
+        return infos[0]
+
+    def close(self) -> None:
+        for server in self.servers:
+            server.close()
+
+    def run(
+        self, suites: Sequence[Suite], on_result: Callable[[int, SuiteResult], None] | None = None,
+    ) -> list[SuiteResult]:
+        """Run ``suites``; ``on_result(index, result)`` is called (under a lock) as each one finishes."""
+        results: list[SuiteResult | None] = [None] * len(suites)
+        lock = threading.Lock()
+        stop = threading.Event()
+        todo = iter(range(len(suites)))
+
+        def work(server: ForkServer) -> None:
+            while not stop.is_set():
+                with lock:
+                    index = next(todo, None)
+                if index is None:
+                    return
+                result = server.run(suites[index])
+                results[index] = result
+                if on_result is not None:
+                    with lock:
+                        on_result(index, result)
+
+        busy = self.servers[: max(1, min(len(self.servers), len(suites)))]
+        with ThreadPoolExecutor(max_workers=len(busy), thread_name_prefix="oracle-worker") as executor:
+            futures = [executor.submit(work, server) for server in busy]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:
+                stop.set()  # Ctrl-C or a bug: let the workers finish their current suite only
+                raise
+        missing = [i for i, r in enumerate(results) if r is None]
+        if missing:
+            raise RuntimeError(f"oracle pool lost the results of suites {missing[:5]}")
+        return results  # type: ignore[return-value]

@@ -1,0 +1,96 @@
+"""The sandbox program (source text) and the interpreter that runs it.
+
+The fork server runs as root but its children drop to uid nobody, which must still be able to
+read the interpreter's standard library for lazy imports; a virtualenv under a 0700 home is not
+readable, so a world-readable system Python is picked instead. The child imports nothing from
+this package: it receives the concatenated sources of the sandbox-side modules.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import resources
+
+from .test_shim import SHIM_SOURCE
+
+SANDBOX_MODULES = ("landlock.py", "seccomp.py", "sandbox.py", "child.py")
+"""Sandbox-side modules in dependency order; each is stdlib-only and uses the ones before it."""
+
+DEFAULT_READ_PATHS = (
+    "/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/localtime", "/etc/ld.so.cache",
+    "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random",
+)
+"""Read-only allow-list of the sandbox (the interpreter's own sys.path is added to it)."""
+
+SANDBOX_UID = SANDBOX_GID = 65534  # nobody / nogroup
+
+_FALLBACK_INTERPRETERS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
+_MIN_VERSION = (3, 11)
+
+
+@functools.cache
+def sandbox_program() -> str:
+    """Source of the whole sandbox program: shim, sandbox-side modules, then the server's entry call."""
+    package = resources.files(__package__)
+    parts = [SHIM_SOURCE] + [package.joinpath(name).read_text(encoding="utf-8") for name in SANDBOX_MODULES]
+    parts.append("import json as _json, sys as _sys\nserve(_json.loads(_sys.argv[1]))\n")
+    return "\n\n".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Interpreter:
+    path: str
+    version: str
+
+
+def _readable_by_others(path: str, need_dir_read: bool) -> bool:
+    """True when a process with no relation to the owner can reach ``path`` (o+x on every ancestor)."""
+    path = os.path.realpath(path)
+    parts = path.split(os.sep)
+    for i in range(2, len(parts)):
+        ancestor = os.sep.join(parts[:i]) or os.sep
+        if not os.stat(ancestor).st_mode & stat.S_IXOTH:
+            return False
+    mode = os.stat(path).st_mode
+    return bool(mode & stat.S_IROTH) and (not need_dir_read or bool(mode & stat.S_IXOTH))
+
+
+def _probe(path: str) -> tuple[str, str] | None:
+    """(version, stdlib dir) of the interpreter at ``path``, or None if it is unusable."""
+    try:
+        out = subprocess.run(
+            [path, "-S", "-c", "import sys, sysconfig; print(sys.version.split()[0]); print(sysconfig.get_paths()['stdlib'])"],
+            capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"}, check=True,
+        ).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    version, stdlib = out[0], out[1]
+    if tuple(int(x) for x in version.split(".")[:2]) < _MIN_VERSION:
+        return None
+    return version, stdlib
+
+
+@functools.cache
+def find_interpreter(world_readable: bool) -> Interpreter:
+    """This Python when it will do, else the first usable system Python; raises RuntimeError if none."""
+    candidates = [sys.executable, *_FALLBACK_INTERPRETERS]
+    for path in candidates:
+        if not os.path.exists(path):
+            continue
+        probed = _probe(path)
+        if probed is None:
+            continue
+        version, stdlib = probed
+        if world_readable and not (_readable_by_others(path, False) and _readable_by_others(stdlib, True)):
+            continue
+        return Interpreter(path=path, version=version)
+    where = "world-readable " if world_readable else ""
+    raise RuntimeError(
+        f"no {where}Python >= {_MIN_VERSION[0]}.{_MIN_VERSION[1]} found for the sandbox "
+        f"(tried {', '.join(candidates)}); install python3 from the system packages"
+    )

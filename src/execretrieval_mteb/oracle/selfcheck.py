@@ -1,0 +1,82 @@
+"""Canary snippets that prove the sandbox holds: hostile ones must not pass, legitimate ones must.
+
+Each canary is a one-test suite whose test *succeeds* only if the hostile action worked, so a
+contained canary has any verdict but ``pass``. The quick canaries run whenever an ``Oracle``
+starts; ``execretrieval oracle selfcheck`` also runs the slow ones (timeouts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .outcomes import Suite, SuiteResult, TestOutcome
+
+_MARKER = "/tmp/execretrieval-oracle-canary"
+
+
+@dataclass(frozen=True, slots=True)
+class Canary:
+    name: str
+    test: str
+    must_pass: bool
+    """True for legitimate code that must keep working; False for an attack that must be contained."""
+    quick: bool = True
+    code: str = ""
+
+    @property
+    def suite(self) -> Suite:
+        return Suite(self.code, (self.test,))
+
+
+CANARIES: tuple[Canary, ...] = (
+    Canary("loopback_connect", "import socket\nsocket.create_connection(('127.0.0.1', 22), timeout=1).close()", False),
+    Canary("outside_connect", "import socket\nsocket.create_connection(('1.1.1.1', 53), timeout=1).close()", False),
+    Canary("udp_socket", "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()", False),
+    Canary("write_outside_scratch", f"open({_MARKER!r}, 'w').write('escaped')", False),
+    Canary("read_outside_allow_list", "open('/etc/hostname').read()", False),
+    Canary("list_root_home", "import os\nos.listdir('/root')", False),
+    Canary("runs_as_root", "import os\nassert os.getuid() == 0", False),
+    Canary("fork", "import os\nos.fork()", False),
+    Canary("exec_program", "import subprocess\nsubprocess.run(['/bin/true'], check=True)", False),
+    Canary("signal_parent", "import os\nos.kill(os.getppid(), 0)", False),
+    Canary("ptrace_parent", "import ctypes, os\nassert ctypes.CDLL(None).ptrace(16, os.getppid(), 0, 0) == 0", False),
+    Canary("allocate_10gb", "buf = bytearray(10 * 2**30)", False),
+    Canary("file_bigger_than_limit", "open('big.bin', 'wb').write(b'x' * (64 << 20))", False),
+    Canary("threads_work", "import threading\nout = []\nt = threading.Thread(target=out.append, args=(1,))\nt.start(); t.join()\nassert out == [1]", True),
+    Canary("lazy_stdlib_imports", "import decimal, fractions, zoneinfo, heapq, bisect, re\nassert str(zoneinfo.ZoneInfo('Europe/Paris'))", True),
+    Canary("scratch_is_writable", "open('note.txt', 'w').write('hi')\nassert open('note.txt').read() == 'hi'", True),
+    Canary("bounded_recursion", "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\nassert depth(900) == 900", True),
+    Canary("python_infinite_loop", "while True:\n    pass", False, quick=False),
+    Canary("c_level_infinite_loop", "import itertools\nsum(itertools.repeat(1))", False, quick=False),
+    Canary("sleep", "import time\ntime.sleep(60)", False, quick=False),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CanaryResult:
+    canary: Canary
+    outcome: TestOutcome | None
+    infra_error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        if self.outcome is None:
+            return False
+        return self.outcome.passed == self.canary.must_pass
+
+    @property
+    def verdict(self) -> str:
+        return self.outcome.to_str() if self.outcome is not None else f"infra error: {self.infra_error}"
+
+
+def canaries(quick_only: bool) -> tuple[Canary, ...]:
+    return tuple(c for c in CANARIES if c.quick or not quick_only)
+
+
+def judge(chosen: Sequence[Canary], results: Sequence[SuiteResult]) -> list[CanaryResult]:
+    """Pair each canary with its verdict."""
+    return [
+        CanaryResult(c, r.outcomes[0] if r.outcomes else None, r.infra_error)
+        for c, r in zip(chosen, results, strict=True)
+    ]
