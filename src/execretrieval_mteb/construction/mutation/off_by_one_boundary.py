@@ -1,0 +1,53 @@
+"""off_by_one_boundary: a range/slice bound or a comparison literal shifted by one.
+
+``n < 1`` -> ``n < 2``; ``range(1, n + 1)`` -> ``range(1, n)``; ``s[:k]`` -> ``s[:k + 1]``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ...dataset.schema import BugType
+from .candidate import Candidate
+from .constants import in_bound, int_literals, is_bound_position
+from .source import Parsed, int_literal, literal_node, replace_node, shifted
+
+BUG_TYPE = BugType.OFF_BY_ONE_BOUNDARY
+APPENDABLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
+HIGHER_THAN_PLUS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+def _appendable(node: ast.AST) -> bool:
+    return isinstance(node, APPENDABLE) or (isinstance(node, ast.BinOp) and isinstance(node.op, HIGHER_THAN_PLUS))
+
+
+def propose(parsed: Parsed) -> Iterator[Candidate]:
+    for lit in int_literals(parsed):
+        if not in_bound(parsed, lit.site):
+            continue
+        for delta in (1, -1):
+            value = lit.value + delta
+            yield Candidate(
+                BUG_TYPE,
+                lit.span,
+                int_literal(value, lit.text),
+                lit.site.path,
+                replace_node(lit.site.path, lambda _old, v=value: literal_node(v)),
+            )
+    for site in parsed.sites:
+        parent = parsed.parent(site)
+        if parent is None or isinstance(parent.node, ast.Compare) or not is_bound_position(parsed, site):
+            continue  # comparisons shift literals only; range/slice bounds also shift expressions
+        if not _appendable(site.node):
+            continue
+        start, end = parsed.source.span(site.node)
+        text = parsed.source.segment((start, end))
+        for delta, suffix in ((1, " + 1"), (-1, " - 1")):
+            yield Candidate(
+                BUG_TYPE,
+                (start, end),
+                text + suffix,
+                site.path,
+                replace_node(site.path, lambda old, d=delta: shifted(old, d)),
+            )

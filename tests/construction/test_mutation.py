@@ -1,0 +1,152 @@
+"""Each bug type's operator on small examples, and the engine's splice guarantees."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from execretrieval_mteb.construction.mutation import BUG_TYPE_ORDER, enumerate_mutants
+from execretrieval_mteb.dataset.schema import BugType
+
+
+def _edits(code: str, bug_type: BugType) -> set[tuple[str, str]]:
+    """(before, after) of every mutant of one type: the exact spliced texts."""
+    return {(m.before, m.after) for m in enumerate_mutants(code, [bug_type])}
+
+
+def _codes(code: str, bug_type: BugType) -> set[str]:
+    return {m.code for m in enumerate_mutants(code, [bug_type])}
+
+
+def test_off_by_one_shifts_plain_literals_and_indices_but_not_bounds() -> None:
+    code = "def f(a, i):\n    x = 10\n    if i < 3:\n        return a[i]\n    return x\n"
+    assert _edits(code, BugType.OFF_BY_ONE) == {("10", "11"), ("10", "9"), ("i", "i + 1"), ("i", "i - 1")}
+
+
+def test_off_by_one_keeps_literal_base_and_treats_minus_one_as_a_literal() -> None:
+    code = "def f(n):\n    return (n & 0xFF) + -1\n"
+    assert _edits(code, BugType.OFF_BY_ONE) == {("0xFF", "0x100"), ("0xFF", "0xFE"), ("-1", "0"), ("-1", "-2")}
+
+
+def test_boundary_shifts_comparison_literals_range_and_slice_bounds() -> None:
+    code = "def f(s, n):\n    if n <= 0:\n        return ''\n    for i in range(1, n + 1, 2):\n        pass\n    return s[:n]\n"
+    edits = _edits(code, BugType.OFF_BY_ONE_BOUNDARY)
+    assert edits == {("0", "1"), ("0", "-1"), ("1", "2"), ("1", "0"), ("n", "n + 1"), ("n", "n - 1")}
+    codes = _codes(code, BugType.OFF_BY_ONE_BOUNDARY)
+    assert "    for i in range(1, n + 2, 2):\n" in "".join(codes)
+    assert "    for i in range(0, n + 1, 2):\n" in "".join(codes)
+    assert "    return s[:n + 1]\n" in "".join(codes)
+    assert not any("range(1, n + 1, 3)" in c for c in codes)  # the step is not a bound
+
+
+def test_wrong_operator_swaps_arithmetic_bitwise_boolean_and_augmented() -> None:
+    code = "def f(a, b):\n    a += b\n    return a - b if a and b else a & b\n"
+    assert _edits(code, BugType.WRONG_OPERATOR) == {
+        ("+=", "-="),
+        ("-", "+"),
+        ("and", "or"),
+        ("&", "|"),
+        ("&", "^"),
+    }
+
+
+def test_wrong_operator_finds_the_operator_between_parenthesised_operands() -> None:
+    code = "def f(a, b, c):\n    return (a + b) * (c - 1)\n"
+    codes = _codes(code, BugType.WRONG_OPERATOR)
+    assert "def f(a, b, c):\n    return (a + b) + (c - 1)\n" in codes
+    assert "def f(a, b, c):\n    return (a + b) // (c - 1)\n" in codes
+    assert "def f(a, b, c):\n    return (a - b) * (c - 1)\n" in codes
+
+
+def test_wrong_operator_in_a_three_way_boolean_chain_parses_as_claimed() -> None:
+    code = "def f(a, b, c):\n    return a and b and c\n"
+    assert _codes(code, BugType.WRONG_OPERATOR) == {
+        "def f(a, b, c):\n    return a or b and c\n",
+        "def f(a, b, c):\n    return a and b or c\n",
+    }
+
+
+def test_wrong_comparison_swaps_every_comparison_family() -> None:
+    code = "def f(a, b, s):\n    return a < b, a == b, a is None, a not in s\n"
+    assert _edits(code, BugType.WRONG_COMPARISON) == {
+        ("<", "<="),
+        ("<", ">"),
+        ("==", "!="),
+        ("is", "is not"),
+        ("not in", "in"),
+    }
+
+
+def test_swap_arguments_swaps_call_arguments_and_non_commutative_operands() -> None:
+    code = "def f(a, b):\n    return divmod(a, b), (a + 1) - b, max(a, b), a + b\n"
+    assert _edits(code, BugType.SWAP_ARGUMENTS) == {("a, b", "b, a"), ("(a + 1) - b", "b - (a + 1)")}
+
+
+def test_remove_edge_case_check_removes_whole_guard_lines_only() -> None:
+    code = (
+        "def f(xs):\n"
+        "    if not xs:\n"
+        "        raise ValueError('empty')\n"
+        "    total = 0\n"
+        "    for x in xs:\n"
+        "        if x < 0:\n"
+        "            continue\n"
+        "        if x > 100:\n"
+        "            total += 1\n"  # not a guard: the body does not leave
+        "        total += x\n"
+        "    return total\n"
+    )
+    mutants = enumerate_mutants(code, [BugType.REMOVE_EDGE_CASE_CHECK])
+    assert [m.line for m in mutants] == [2, 6]
+    assert mutants[0].code == code.replace("    if not xs:\n        raise ValueError('empty')\n", "")
+    assert mutants[0].bug_description == "Removed the edge-case check `if not xs:` and its body on lines 2-3"
+
+
+def test_a_guard_that_is_the_whole_block_is_not_removed() -> None:
+    code = "def f(x):\n    if x:\n        return 1\n"
+    assert enumerate_mutants(code, [BugType.REMOVE_EDGE_CASE_CHECK]) == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def f(n):\n    if n < 1:\n        return 0\n    return n & (-n)\n",
+        "def g(s, k):  # café\n    é = 'ü'\n    return s[k - 1:] + é * (k % 3) if k >= 2 else s[::-1]\n",
+        "def h(xs):\n    out = [x for x in xs if x % 2 == 0]\n    return sorted(out, key=lambda v: -v)[:3] or None\n",
+    ],
+)
+def test_every_mutant_is_one_contiguous_edit_that_parses_and_differs(code: str) -> None:
+    mutants = enumerate_mutants(code)
+    assert mutants
+    assert len({m.code for m in mutants}) == len(mutants)
+    for m in mutants:
+        start, end = m.span
+        assert code[start:end] == m.before
+        assert code[:start] + m.after + code[end:] == m.code
+        assert m.code != code
+        ast.parse(m.code)
+        assert m.line == code.count("\n", 0, start) + 1
+        assert m.bug_description.endswith(f"line {m.line}") or m.bug_type is BugType.REMOVE_EDGE_CASE_CHECK
+
+
+def test_descriptions_quote_the_enclosing_expression() -> None:
+    code = "def f(n):\n    if n < 1:\n        return 0\n    return n\n"
+    described = {m.bug_description for m in enumerate_mutants(code, [BugType.WRONG_COMPARISON])}
+    assert "Changed `n < 1` to `n <= 1` on line 2" in described
+
+
+def test_enumeration_is_deterministic_and_covers_all_six_types() -> None:
+    code = (
+        "def f(xs, k):\n"
+        "    if k < 1:\n"
+        "        return []\n"
+        "    out = []\n"
+        "    for i in range(len(xs) - k + 1):\n"
+        "        if xs[i] > xs[i + k - 1] and i % 2 == 0:\n"
+        "            out.append(pow(xs[i], k))\n"
+        "    return out\n"
+    )
+    first, second = enumerate_mutants(code), enumerate_mutants(code)
+    assert first == second
+    assert {m.bug_type for m in first} == set(BUG_TYPE_ORDER) == set(BugType)
