@@ -1,0 +1,89 @@
+"""Add ``ExecRetrieval`` to mteb's task registry (no fork of mteb, nothing patched but the registry).
+
+mteb has no plugin entry point: it builds ``TASK_LIST`` and ``_TASKS_REGISTRY`` once, when
+``mteb.get_tasks`` is executed, from the classes in ``mteb.tasks``. The package's ``.pth`` file
+(``execretrieval_mteb_registration.pth``, one line, executed by ``site`` at interpreter start-up)
+only puts a finder at the front of ``sys.meta_path``; it reads no file and imports no module, so
+programs that never import mteb pay one string comparison per import. When ``mteb.get_tasks`` is
+imported, the finder calls ``find_registering_spec``: the module is loaded by its own loader, then
+``register`` appends our class to both registries and to the ``mteb.tasks`` namespace, and the
+finder removes itself. ``mteb.get_task("ExecRetrieval")``,
+``mteb run -t ExecRetrieval``, ``mteb available-tasks`` and result loading then all see the task.
+``ensure_registered`` is for environments without the ``.pth`` hook (e.g. a bare source checkout).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from importlib.machinery import ModuleSpec, PathFinder
+from types import ModuleType
+from typing import Any
+
+_TASK_MODULE = f"{__package__}.task"
+_pending: list[ModuleType] = []
+
+
+def register(get_tasks_module: ModuleType) -> None:
+    """Register the task in an executed ``mteb.get_tasks`` module; idempotent.
+
+    When ``task`` itself is what imported mteb (it is half-initialised at this point), the
+    registration is deferred: ``task`` completes it via ``complete_pending`` once its class exists.
+    """
+    task_module = sys.modules.get(_TASK_MODULE)
+    if task_module is not None and not hasattr(task_module, "ExecRetrieval"):
+        _pending.append(get_tasks_module)
+        return
+    from .task import ExecRetrieval
+
+    name = ExecRetrieval.metadata.name
+    registry = get_tasks_module._TASKS_REGISTRY
+    if registry.get(name) is ExecRetrieval:
+        return
+    registry[name] = ExecRetrieval
+    get_tasks_module.TASK_LIST = (*get_tasks_module.TASK_LIST, ExecRetrieval)
+    tasks_namespace = sys.modules.get("mteb.tasks")
+    if tasks_namespace is not None:
+        setattr(tasks_namespace, ExecRetrieval.__name__, ExecRetrieval)
+
+
+class _RegisteringLoader:
+    """mteb.get_tasks' own loader, plus registration right after the module has run."""
+
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._loader, name)
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        register(module)
+
+
+def find_registering_spec(fullname: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
+    """The spec of ``mteb.get_tasks`` with a loader that registers the task; the hook is one-shot."""
+    uninstall()
+    spec = PathFinder.find_spec(fullname, path, target)
+    if spec is not None and spec.loader is not None:
+        spec.loader = _RegisteringLoader(spec.loader)
+    return spec
+
+
+def uninstall() -> None:
+    """Remove the start-up finder (it is one-shot; also used by tests and benchmarks)."""
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "MtebTaskRegistrar"]
+
+
+def complete_pending() -> None:
+    """Finish a registration the start-up hook had to defer (called at the end of ``task``)."""
+    while _pending:
+        register(_pending.pop())
+
+
+def ensure_registered() -> None:
+    """Import mteb's registry and make sure the task is in it."""
+    register(importlib.import_module("mteb.get_tasks"))  # the module; `mteb.get_tasks` is the function

@@ -1,0 +1,128 @@
+"""The ``ExecRetrieval`` MTEB task: code retrieval judged by execution, with near-clone buggy distractors.
+
+Every query is a natural-language description of a Python function; the corpus holds every
+task's canonical implementation and up to four single-edit mutants that fail its tests. Besides
+mteb's standard retrieval metrics (nDCG@k, MAP, recall, ...) the task's metric hook adds, at
+k = 1, 3, 5, 10:
+
+- ``exec_at_k``: 1 if a snippet in the top k passes all of the query's tests (main score: exec@1);
+- ``execution_precision_at_k``: the share of the top k that passes all of the query's tests;
+- ``ndcg_tie_neutral_at_k``: nDCG@k against the correct snippets, ties broken neutrally.
+
+All three are exact expectations under random tie-breaking (see ``evaluation.ranking``), so that
+neither corpus order nor ids can hand a canonical the win when it ties with its own mutants.
+They are computed from the dataset's execution cache: no code runs inside mteb's process. A pair
+missing from the cache counts as failing, which is sound because the build's cross-canonical
+sweep proved that no snippet defines another query's target function
+(see ``evaluation.verdicts``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mteb.abstasks.retrieval import AbsTaskRetrieval
+from mteb.abstasks.task_metadata import TaskMetadata
+
+from ..dataset.io import BuiltDataset
+from ..evaluation.metric_names import K_VALUES, MAIN_SCORE
+from ..evaluation.ranking import Ranking
+from ..evaluation.scoring import score_rankings
+from ..evaluation.verdicts import passing_from_cache
+from .data_source import SPLIT, DataSource, load_source, resolve_source
+from .registration import complete_pending
+
+HUB_REPO = "execretrieval/ExecRetrieval"
+HUB_REVISION = "v0.1.0"  # the release tag the Hub upload creates; bump with every data release
+
+QUERY_PROMPT = (
+    "Given a description of a Python function, retrieve a code snippet that implements it correctly"
+)
+
+CITATION = r"""
+@misc{kapoor2026execretrieval,
+  archiveprefix = {arXiv},
+  author = {Kapoor and Khan},
+  eprint = {2609.01865},
+  primaryclass = {cs.SE},
+  title = {ExecRetrieval: Measuring the Functional-Correctness Gap in Code-Embedding Retrieval},
+  url = {https://arxiv.org/abs/2609.01865},
+  year = {2026},
+}
+"""
+
+
+class ExecRetrieval(AbsTaskRetrieval):
+    """ExecRetrieval; ``data`` overrides ``$EXECRETRIEVAL_DATA`` ("bundled", "hub" or a directory)."""
+
+    metadata = TaskMetadata(
+        name="ExecRetrieval",
+        description=(
+            "Execution-verified Python code retrieval. Each query describes a function; the corpus holds "
+            "every canonical implementation plus near-identical single-edit mutants (off-by-one, wrong "
+            "operator, wrong comparison, swapped arguments, removed edge-case check) that fail the query's "
+            "tests. exec@k asks whether a snippet passing all tests is in the top k."
+        ),
+        reference="https://arxiv.org/abs/2609.01865",
+        dataset={"path": HUB_REPO, "revision": HUB_REVISION},
+        type="Retrieval",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=[SPLIT],
+        eval_langs=["eng-Latn", "python-Code"],
+        main_score=MAIN_SCORE,
+        date=("2026-11-01", "2026-11-30"),
+        domains=["Programming", "Written"],
+        task_subtypes=["Code retrieval"],
+        license="apache-2.0",
+        annotations_creators="derived",
+        dialect=[],
+        sample_creation="created",
+        bibtex_citation=CITATION,
+        prompt={"query": QUERY_PROMPT},
+    )
+    abstask_prompt = QUERY_PROMPT
+    # mteb retrieves max(k_values) per query; 100 covers every reported k and keeps predictions small.
+    k_values = (1, 3, 5, 10, 20, 100)
+
+    def __init__(self, data: str | Path | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._data_spec = data
+        self.source: DataSource | None = None
+        self.built: BuiltDataset | None = None
+        self._passing: dict[str, frozenset[str]] = {}
+
+    def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
+        """Load MTEB's split and the study-schema dataset it joins to; the cache is indexed once here."""
+        if self.data_loaded:
+            return
+        self.source = resolve_source(self._data_spec)
+        split, built = load_source(self.source, HUB_REPO, HUB_REVISION, num_proc)
+        self.dataset = {"default": {SPLIT: split}}
+        self.built = built
+        self._passing = passing_from_cache(built)
+        self.data_loaded = True
+
+    def unload_data(self) -> None:
+        super().unload_data()
+        self.built = None
+        self._passing = {}
+
+    def task_specific_scores(
+        self,
+        scores: dict[str, dict[str, float]],
+        qrels: dict[str, dict[str, int]],
+        results: dict[str, dict[str, float]],
+        hf_split: str,
+        hf_subset: str,
+    ) -> dict[str, float]:
+        """exec@k, execution_precision@k and tie-neutral nDCG@k from the rankings and the execution cache."""
+        rankings = {qid: Ranking.from_scores(docs) for qid, docs in results.items()}
+        relevant = {qid: frozenset(cid for cid, rel in docs.items() if rel > 0) for qid, docs in qrels.items()}
+        per_query = score_rankings(qrels.keys(), rankings, self._passing, relevant, K_VALUES)
+        return per_query.means()
+
+
+# If importing this module is what imported mteb, the start-up hook deferred the registration until now.
+complete_pending()

