@@ -12,7 +12,9 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .source import Parsed, Site, Span
+from ...dataset.schema import BugType
+from .candidate import Candidate
+from .source import Parsed, Site, Span, int_literal, literal_node, replace_node
 
 
 @dataclass(frozen=True)
@@ -76,3 +78,21 @@ def in_bound(parsed: Parsed, site: Site) -> bool:
             return False
         current = parent
     return False
+
+
+def shifted_int_literals(parsed: Parsed, bug_type: BugType, *, in_bounds: bool) -> Iterator[Candidate]:
+    """Each integer literal +1 and -1: those in bound positions (comparisons, range/slice bounds)
+    when ``in_bounds``, the others otherwise; the split is what separates off_by_one_boundary
+    from off_by_one."""
+    for lit in int_literals(parsed):
+        if in_bound(parsed, lit.site) != in_bounds:
+            continue
+        for delta in (1, -1):
+            value = lit.value + delta
+            yield Candidate(
+                bug_type,
+                lit.span,
+                int_literal(value, lit.text),
+                lit.site.path,
+                replace_node(lit.site.path, lambda _old, v=value: literal_node(v)),
+            )

@@ -11,26 +11,15 @@ from collections.abc import Iterator
 
 from ...dataset.schema import BugType
 from .candidate import Candidate
-from .constants import in_bound, int_literals
-from .source import Parsed, int_literal, literal_node, replace_node, shifted
+from .constants import shifted_int_literals
+from .source import Parsed, replace_node, shifted
 
 BUG_TYPE = BugType.OFF_BY_ONE
 APPENDABLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
 def propose(parsed: Parsed) -> Iterator[Candidate]:
-    for lit in int_literals(parsed):
-        if in_bound(parsed, lit.site):
-            continue
-        for delta in (1, -1):
-            value = lit.value + delta
-            yield Candidate(
-                BUG_TYPE,
-                lit.span,
-                int_literal(value, lit.text),
-                lit.site.path,
-                replace_node(lit.site.path, lambda _old, v=value: literal_node(v)),
-            )
+    yield from shifted_int_literals(parsed, BUG_TYPE, in_bounds=False)
     for site in parsed.sites:
         node = site.node
         if (
