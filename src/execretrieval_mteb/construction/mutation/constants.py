@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ...dataset.schema import BugType
 from .candidate import Candidate
-from .source import Parsed, Site, Span, int_literal, literal_node, replace_node
+from .source import Parsed, Path, Site, Span, int_literal, literal_node, replace_node, shifted
 
 
 @dataclass(frozen=True)
@@ -96,3 +96,11 @@ def shifted_int_literals(parsed: Parsed, bug_type: BugType, *, in_bounds: bool) 
                 lit.site.path,
                 replace_node(lit.site.path, lambda _old, v=value: literal_node(v)),
             )
+
+
+def shifted_expression(parsed: Parsed, node: ast.AST, path: Path, bug_type: BugType) -> Iterator[Candidate]:
+    """``expr`` -> ``expr + 1`` and ``expr - 1``; the caller has checked that appending binds as intended."""
+    start, end = parsed.source.span(node)
+    text = parsed.source.segment((start, end))
+    for delta, suffix in ((1, " + 1"), (-1, " - 1")):
+        yield Candidate(bug_type, (start, end), text + suffix, path, replace_node(path, lambda old, d=delta: shifted(old, d)))

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from ...dataset.schema import BugType
 from .candidate import Candidate
-from .constants import shifted_int_literals
-from .source import Parsed, replace_node, shifted
+from .constants import shifted_expression, shifted_int_literals
+from .source import Parsed
 
 BUG_TYPE = BugType.OFF_BY_ONE
 APPENDABLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
@@ -27,14 +27,4 @@ def propose(parsed: Parsed) -> Iterator[Candidate]:
             and isinstance(node.slice, APPENDABLE)
             and not isinstance(node.slice, ast.Constant)
         ):
-            path = site.path + (("slice", None),)
-            start, end = parsed.source.span(node.slice)
-            text = parsed.source.segment((start, end))
-            for delta, suffix in ((1, " + 1"), (-1, " - 1")):
-                yield Candidate(
-                    BUG_TYPE,
-                    (start, end),
-                    text + suffix,
-                    path,
-                    replace_node(path, lambda old, d=delta: shifted(old, d)),
-                )
+            yield from shifted_expression(parsed, node.slice, site.path + (("slice", None),), BUG_TYPE)

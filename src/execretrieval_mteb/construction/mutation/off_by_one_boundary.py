@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 from ...dataset.schema import BugType
 from .candidate import Candidate
-from .constants import is_bound_position, shifted_int_literals
-from .source import Parsed, replace_node, shifted
+from .constants import is_bound_position, shifted_expression, shifted_int_literals
+from .source import Parsed
 
 BUG_TYPE = BugType.OFF_BY_ONE_BOUNDARY
 APPENDABLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
@@ -30,13 +30,4 @@ def propose(parsed: Parsed) -> Iterator[Candidate]:
             continue  # comparisons shift literals only; range/slice bounds also shift expressions
         if not _appendable(site.node):
             continue
-        start, end = parsed.source.span(site.node)
-        text = parsed.source.segment((start, end))
-        for delta, suffix in ((1, " + 1"), (-1, " - 1")):
-            yield Candidate(
-                BUG_TYPE,
-                (start, end),
-                text + suffix,
-                site.path,
-                replace_node(site.path, lambda old, d=delta: shifted(old, d)),
-            )
+        yield from shifted_expression(parsed, site.node, site.path, BUG_TYPE)
