@@ -13,6 +13,11 @@ import ctypes
 import os
 import struct
 
+try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
+    from .syscalls import sys_prctl, sys_syscall
+except ImportError:
+    pass
+
 _NR_CREATE_RULESET, _NR_ADD_RULE, _NR_RESTRICT_SELF = 444, 445, 446  # same on every architecture
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
@@ -25,27 +30,10 @@ _NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
 _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1
 _PR_SET_NO_NEW_PRIVS = 38
 
-_ll_libc = ctypes.CDLL(None, use_errno=True)
-_ll_libc.syscall.restype = ctypes.c_long
-_ll_prctl = _ll_libc.prctl
-_ll_prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-_ll_prctl.restype = ctypes.c_int
-
-
-def _ll_syscall(number, *args):
-    """syscall(2) with integer arguments widened to long (the kernel reads full registers)."""
-    args = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
-    result = _ll_libc.syscall(ctypes.c_long(number), *args)
-    if result < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-    return result
-
-
 def landlock_abi():
     """The kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
     try:
-        return _ll_syscall(_NR_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION)
+        return sys_syscall(_NR_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION)
     except OSError:
         return 0
 
@@ -85,12 +73,12 @@ def landlock_build_ruleset(rules, abi):
     else:
         attr = struct.pack("=Q", handled_fs)
     attr_buf = ctypes.create_string_buffer(attr, len(attr))
-    ruleset_fd = _ll_syscall(_NR_CREATE_RULESET, attr_buf, len(attr), 0)
+    ruleset_fd = sys_syscall(_NR_CREATE_RULESET, attr_buf, len(attr), 0)
     try:
         for fd, is_dir, access in rules:
             access &= handled_fs if is_dir else (handled_fs & _FILE_ONLY_RIGHTS)
             rule = ctypes.create_string_buffer(struct.pack("=Qi", access, fd), 12)
-            _ll_syscall(_NR_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, rule, 0)
+            sys_syscall(_NR_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, rule, 0)
     except BaseException:
         os.close(ruleset_fd)
         raise
@@ -104,7 +92,5 @@ def landlock_build_ruleset(rules, abi):
 
 def landlock_restrict_self(ruleset_fd):
     """Enforce the ruleset on this process and its future children; sets no_new_privs (required)."""
-    if _ll_prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-    _ll_syscall(_NR_RESTRICT_SELF, ruleset_fd, 0)
+    sys_prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    sys_syscall(_NR_RESTRICT_SELF, ruleset_fd, 0)

@@ -28,6 +28,7 @@ try:  # imported as part of the package (tests, type checkers); in the sandbox p
         landlock_read_write_access, landlock_restrict_self,
     )
     from .seccomp import seccomp_install, seccomp_prepare, seccomp_supported
+    from .syscalls import sys_check, sys_libc, sys_prctl
 except ImportError:
     pass
 
@@ -36,28 +37,14 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000,
 _NR_MOUNT_SETATTR, _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 0x1
 _PR_SET_PDEATHSIG = 1
 
-_sb_libc = ctypes.CDLL(None, use_errno=True)
-_sb_libc.syscall.restype = ctypes.c_long
-_sb_prctl = _sb_libc.prctl
-_sb_prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-_sb_prctl.restype = ctypes.c_int
-
-
-def _check(result):
-    if result < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-    return result
-
-
 def _mount(source, target, fstype, flags, data):
     enc = (lambda s: None if s is None else s.encode())
-    _check(_sb_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)))
+    sys_check(sys_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)))
 
 
 def _mount_setattr(path, flags, attr_set, attr_clr):
     attr = ctypes.create_string_buffer((attr_set).to_bytes(8, "little") + attr_clr.to_bytes(8, "little") + bytes(16), 32)
-    _check(_sb_libc.syscall(ctypes.c_long(_NR_MOUNT_SETATTR), ctypes.c_long(_AT_FDCWD), path.encode(),
+    sys_check(sys_libc.syscall(ctypes.c_long(_NR_MOUNT_SETATTR), ctypes.c_long(_AT_FDCWD), path.encode(),
                          ctypes.c_long(flags), attr, ctypes.c_long(32)))
 
 
@@ -77,7 +64,7 @@ def sandbox_isolate_server(scratch_root, scratch_mb, disabled=()):
     uid, gid = os.geteuid(), os.getegid()
     flags = _CLONE_NEWNS | _CLONE_NEWNET | (0 if uid == 0 else _CLONE_NEWUSER)
     try:
-        _check(_sb_libc.unshare(ctypes.c_int(flags)))
+        sys_check(sys_libc.unshare(ctypes.c_int(flags)))
         if uid != 0:
             with open("/proc/self/setgroups", "w") as fh:
                 fh.write("deny")
@@ -218,7 +205,7 @@ def sandbox_confine_child(plan, limits, sandbox_uid, sandbox_gid):
         os.setgroups([])
         os.setresgid(sandbox_gid, sandbox_gid, sandbox_gid)
         os.setresuid(sandbox_uid, sandbox_uid, sandbox_uid)
-    _check(_sb_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0))
+    sys_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if plan["landlock_ruleset"] is not None:
         landlock_restrict_self(plan["landlock_ruleset"])
     os.closerange(3, 1 << 16)  # the child reports through shared memory, so no descriptor stays open

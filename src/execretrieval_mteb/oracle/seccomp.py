@@ -16,9 +16,13 @@ architectures report the protection as missing.
 
 import ctypes
 import errno
-import os
 import platform
 import struct
+
+try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
+    from .syscalls import sys_prctl
+except ImportError:
+    pass
 
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _X32_SYSCALL_BIT = 0x40000000
@@ -45,12 +49,6 @@ _DENIED_X86_64 = {
     "syslog": 103, "vhangup": 153, "fanotify_init": 300, "sethostname": 170, "setdomainname": 171,
     "seccomp": 317, "socket": 41, "setpgid": 109, "setsid": 112,
 }
-
-_sc_libc = ctypes.CDLL(None, use_errno=True)
-_sc_prctl = _sc_libc.prctl
-_sc_prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-_sc_prctl.restype = ctypes.c_int
-
 
 def seccomp_supported():
     """True on x86_64, the one architecture whose syscall table this filter encodes."""
@@ -115,6 +113,4 @@ def seccomp_install(prepared, own_pid):
         struct.pack_into("=I", buf, offset, own_pid)
     for option, arg in ((_PR_SET_NO_NEW_PRIVS, 1), (_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER)):
         extra = ctypes.addressof(fprog) if option == _PR_SET_SECCOMP else 0
-        if _sc_prctl(option, arg, extra, 0, 0) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, os.strerror(err))
+        sys_prctl(option, arg, extra)
