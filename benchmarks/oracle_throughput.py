@@ -7,7 +7,13 @@ timeout (``reference_runner.run_suite_reference``), run on ``--workers`` threads
 The suites are generated deterministically: passing, failing (wrong output, missing exception),
 crashing (exceptions raised by the code) and a few looping ones whose last test never ends (the
 last, so that both runners agree on every verdict). The script checks that the verdicts are
-identical and prints suites/s of both and the ratio. Usage:
+identical and prints suites/s of both and the ratio.
+
+For scale it also times (c) the ceiling of any fork-per-suite design on this machine: the same
+plain suites through a bare loop in the sandbox interpreter (``--workers`` processes, each forking
+one child per suite that runs the tests and exits), with no sandbox, no watchdog and no IPC. What
+the oracle loses against (c) is the price of its protections and plumbing; what (c) gains over
+(a) is all a warm fork server can gain. Usage:
 
     .venv/bin/python benchmarks/oracle_throughput.py [--suites 600] [--workers 2] [--loops 6]
 """
@@ -15,15 +21,44 @@ identical and prints suites/s of both and the ratio. Usage:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 from execretrieval_mteb.oracle.api import Oracle
 from execretrieval_mteb.oracle.outcomes import Suite
+from execretrieval_mteb.oracle.program import find_interpreter
 from execretrieval_mteb.oracle.reference_runner import run_suite_reference
+from execretrieval_mteb.oracle.test_shim import SHIM_SOURCE
+
+_FORK_LOOP = SHIM_SOURCE + r'''
+import json, os, sys, time
+suites = json.load(open(sys.argv[1]))
+sys.stdin.read(1)  # every loop starts together
+started = time.perf_counter()
+passed = 0
+for suite in suites:
+    pid = os.fork()
+    if pid == 0:
+        ok = 0
+        code = compile(suite["code"], "<code>", "exec")
+        for test in suite["tests"]:
+            namespace = {"__name__": "__main__", "pytest": pytest}
+            try:
+                exec(code, namespace)
+                exec(compile(test, "<test>", "exec"), namespace)
+                ok += 1
+            except BaseException:
+                pass
+        os._exit(ok)
+    passed += os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+print(json.dumps({"seconds": time.perf_counter() - started, "passed": passed}))
+'''
 
 
 def _arithmetic(rng: random.Random, i: int) -> Suite:
@@ -87,6 +122,27 @@ def generate(n: int, loops: int, seed: int = 0) -> list[Suite]:
     return suites
 
 
+def fork_ceiling(suites: list[Suite], workers: int) -> tuple[float, int]:
+    """(seconds, passing tests) of the bare fork-per-suite loop over ``suites`` on ``workers`` processes."""
+    interpreter = find_interpreter(world_readable=os.geteuid() == 0).path  # the one the oracle's servers run
+    with tempfile.TemporaryDirectory() as tmp:
+        procs = []
+        for w in range(workers):
+            path = os.path.join(tmp, f"suites-{w}.json")
+            with open(path, "w") as fh:
+                json.dump([{"code": s.code, "tests": list(s.tests)} for s in suites[w::workers]], fh)
+            procs.append(subprocess.Popen([interpreter, "-S", "-s", "-B", "-c", _FORK_LOOP, path],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+        time.sleep(0.5)  # let every interpreter load its share
+        for proc in procs:
+            proc.stdin.write("g")  # type: ignore[union-attr]
+            proc.stdin.close()  # type: ignore[union-attr]
+        reports = [json.loads(proc.stdout.read()) for proc in procs]  # type: ignore[union-attr]
+        for proc in procs:
+            proc.wait()
+    return max(r["seconds"] for r in reports), sum(r["passed"] for r in reports)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suites", type=int, default=600)
@@ -118,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
                 theirs[i] = result
             their_time[name] = time.perf_counter() - t0
 
+    ceiling_s, ceiling_passed = fork_ceiling([suites[i] for i in plain], args.workers)
+    plain_passed = sum(o.passed for i in plain for o in ours[i].outcomes)
+
     mismatches = [i for i in range(len(suites)) if ours[i].outcome_strings() != theirs[i].outcome_strings()]
     kinds = {o for r in ours.values() for o in r.outcome_strings()}
     load = os.getloadavg()[0]
@@ -132,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, n, theirs_s, ours_s in rows:
         print(f"{name:<10} {theirs_s:>15.2f} {ours_s:>9.2f} {n / theirs_s:>9.1f} {n / ours_s:>10.1f} {theirs_s / ours_s:>6.1f}x")
     print(f"ratio (oracle vs study runner, all suites, incl. start-up): {rows[-1][2] / rows[-1][3]:.1f}x")
+    n_plain, their_plain, our_plain = len(plain), their_time["plain"], our_time["plain"]
+    print(f"fork-per-suite ceiling (plain suites, no sandbox, no IPC): {ceiling_s:.2f} s, {n_plain / ceiling_s:.1f}/s, "
+          f"{their_plain / ceiling_s:.1f}x the study runner; the oracle reaches {ceiling_s / our_plain:.0%} of it "
+          f"(passing tests: ceiling {ceiling_passed}, oracle {plain_passed})")
     print(f"identical verdicts: {len(suites) - len(mismatches)}/{len(suites)}")
     for i in mismatches[:5]:
         print(f"  suite {i}: oracle {ours[i].outcome_strings()} vs study {theirs[i].outcome_strings()}", file=sys.stderr)

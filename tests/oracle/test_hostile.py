@@ -6,6 +6,7 @@ import os
 import socket
 import stat
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -181,6 +182,22 @@ def test_a_dead_fork_server_is_restarted_and_a_death_mid_suite_is_an_infra_error
         timer.join()
         assert result.infra_error is not None and result.outcomes == ()
         assert oracle.run_one(Suite(code, (NEXT_TEST, "import socket\nsocket.socketpair()"))).outcome_strings() == ["pass", "pass"]
+
+
+def test_a_dead_launcher_is_replaced_before_the_next_suite() -> None:
+    code = "def f(x):\n    return x + 1\n"
+    with Oracle(workers=1) as oracle:
+        assert oracle.run_one(Suite(code, (NEXT_TEST,))).outcome_strings() == ["pass"]
+        server = oracle._pool.servers[0]
+        assert server._proc is not None
+        pid = server._proc.pid
+        launchers = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        assert len(launchers) == 1
+        os.kill(int(launchers[0]), 9)
+        time.sleep(0.1)
+        result = oracle.run_one(Suite(code, (NEXT_TEST, "assert f(2) == 3")))
+        assert result.infra_error is None and result.outcome_strings() == ["pass", "pass"]
+        assert Path(f"/proc/{pid}/task/{pid}/children").read_text().split() != launchers
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(), reason="needs root and setpriv to become nobody")

@@ -60,8 +60,8 @@ def landlock_read_write_access(abi):
 def landlock_build_ruleset(rules, abi):
     """A ruleset fd allowing ``rules`` (``[(fd, is_dir, access), ...]``, fds opened with O_PATH).
 
-    Built once by the fork server; each child enforces it with ``landlock_restrict_self``. Returns
-    (ruleset fd, protection names it provides).
+    Built once by the fork server; its launcher enforces it with ``landlock_restrict_self`` and the
+    children inherit it. Returns (ruleset fd, protection names it provides).
     """
     handled_fs = _fs_all(abi)
     handled_net = (_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0

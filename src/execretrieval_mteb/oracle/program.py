@@ -18,7 +18,7 @@ from importlib import resources
 
 from .test_shim import SHIM_SOURCE
 
-SANDBOX_MODULES = ("syscalls.py", "landlock.py", "seccomp.py", "sandbox.py", "child.py")
+SANDBOX_MODULES = ("syscalls.py", "landlock.py", "seccomp.py", "sandbox.py", "child.py", "launcher.py", "server.py")
 """Sandbox-side modules in dependency order; each is stdlib-only and uses the ones before it."""
 
 DEFAULT_READ_PATHS = (

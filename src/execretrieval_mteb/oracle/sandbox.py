@@ -11,8 +11,9 @@ Two stages:
    interface up), a private mount namespace whose mounts are all read-only, and a size-limited
    tmpfs for the scratch directories.
 2. ``sandbox_prepare_server`` sets, once, what children inherit (stdio, signals, environment,
-   rlimits but CPU); ``sandbox_confine_child`` runs in each forked child before any untrusted
-   code: own process group, CPU rlimit, uid/gid nobody, Landlock, then seccomp (last, since it
+   rlimits but CPU); ``sandbox_confine_launcher`` confines, once, the launcher process that forks
+   every suite's child (uid/gid nobody, Landlock); ``sandbox_confine_child`` runs in each forked
+   child before any untrusted code: own process group, CPU rlimit, then seccomp (last, since it
    forbids some calls made before it).
 """
 
@@ -102,7 +103,7 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, disabled=()):
     """What each child will apply, prepared once in the server: (plan, active names, {name: why missing}).
 
     The Landlock ruleset (read-only allow-list, read/write below ``scratch_root``) is built here and
-    its fd inherited; the seccomp program is built here and each child patches in its pid. Granting
+    enforced by the launcher, whose children inherit it; the seccomp program is built here and each child patches in its pid. Granting
     the whole scratch root is as tight as granting the suite's own directory, because each server
     has its own scratch root and runs one suite at a time, removing its directory afterwards.
     Disabling any Landlock layer skips all three.
@@ -172,7 +173,7 @@ def sandbox_prepare_server(limits, scratch_dir, timer_handler):
     """Once, in the fork server: everything children may simply inherit, so that a fork stays cheap.
 
     Every page a child touches after fork is copied, so per-child work is kept to what must differ
-    per child (process group, CPU limit, uid, Landlock and seccomp enforcement). Inherited: stdio
+    per child (process group, CPU limit, seccomp enforcement). Inherited: stdio
     on /dev/null, signal dispositions, the environment, and the rlimits other than CPU (which
     counts the server's own time, so it is set per child).
     """
@@ -196,11 +197,13 @@ def sandbox_prepare_server(limits, scratch_dir, timer_handler):
         _set_limit(res, value, value)
 
 
-def sandbox_confine_child(plan, limits, sandbox_uid, sandbox_gid):
-    """Confine the calling (freshly forked) process; raises OSError if a planned layer fails."""
-    os.setpgid(0, 0)
-    cpu_cap = int(math.ceil(limits["suite_wall_s"])) + 1
-    _set_limit(resource.RLIMIT_CPU, cpu_cap, cpu_cap + 1)  # SIGXCPU at the soft limit
+def sandbox_confine_launcher(plan, sandbox_uid, sandbox_gid):
+    """Confine the launcher (the process that forks each suite's child) once; children inherit it all.
+
+    uid/gid nobody first (changing credentials clears the parent-death signal), then the
+    parent-death signal (the launcher dies with its fork server), then Landlock. Raises OSError
+    if a planned layer fails.
+    """
     if plan["drop_uid"]:
         os.setgroups([])
         os.setresgid(sandbox_gid, sandbox_gid, sandbox_gid)
@@ -208,6 +211,19 @@ def sandbox_confine_child(plan, limits, sandbox_uid, sandbox_gid):
     sys_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if plan["landlock_ruleset"] is not None:
         landlock_restrict_self(plan["landlock_ruleset"])
+
+
+def sandbox_confine_child(plan, limits):
+    """Confine a freshly forked suite child, before any untrusted code; raises OSError if a layer fails.
+
+    What must differ per child: its own process group, a CPU rlimit counting from zero, the
+    parent-death signal (fork clears it), no inherited descriptors, and seccomp (last, since it
+    forbids ``setpgid``).
+    """
+    os.setpgid(0, 0)
+    cpu_cap = int(math.ceil(limits["suite_wall_s"])) + 1
+    _set_limit(resource.RLIMIT_CPU, cpu_cap, cpu_cap + 1)  # SIGXCPU at the soft limit
+    sys_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     os.closerange(3, 1 << 16)  # the child reports through shared memory, so no descriptor stays open
     if plan["seccomp"] is not None:
         seccomp_install(plan["seccomp"], os.getpid())
