@@ -38,7 +38,7 @@ from execretrieval_mteb.oracle.test_shim import SHIM_SOURCE
 
 _FORK_LOOP = SHIM_SOURCE + r'''
 import json, os, sys, time
-suites = json.load(open(sys.argv[1]))
+suites = json.load(open(sys.argv[-1]))
 sys.stdin.read(1)  # every loop starts together
 started = time.perf_counter()
 passed = 0
@@ -131,7 +131,9 @@ def fork_ceiling(suites: list[Suite], workers: int) -> tuple[float, int]:
             path = os.path.join(tmp, f"suites-{w}.json")
             with open(path, "w") as fh:
                 json.dump([{"code": s.code, "tests": list(s.tests)} for s in suites[w::workers]], fh)
-            procs.append(subprocess.Popen([interpreter, "-S", "-s", "-B", "-c", _FORK_LOOP, path],
+            # compiled by exec, like the sandbox program: a -c module's syntax tree would stay alive
+            bootstrap = 'import sys; exec(compile(sys.argv[1], "<loop>", "exec"))'
+            procs.append(subprocess.Popen([interpreter, "-S", "-s", "-B", "-c", bootstrap, _FORK_LOOP, path],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
         time.sleep(0.5)  # let every interpreter load its share
         for proc in procs:

@@ -209,7 +209,7 @@ def test_the_sandbox_program_also_confines_when_started_unprivileged() -> None:
     import tempfile
 
     from execretrieval_mteb.oracle.limits import Limits
-    from execretrieval_mteb.oracle.program import DEFAULT_READ_PATHS, find_interpreter, sandbox_program
+    from execretrieval_mteb.oracle.program import DEFAULT_READ_PATHS, find_interpreter, sandbox_command
 
     scratch = Path(tempfile.mkdtemp(prefix="xr-unprivileged-"))  # pytest's tmp_path is not reachable by nobody
     os.chown(scratch, 65534, 65534)
@@ -219,7 +219,7 @@ def test_the_sandbox_program_also_confines_when_started_unprivileged() -> None:
                                                   "import socket\nsocket.socket()"]})
     done = subprocess.run(
         ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-         find_interpreter(world_readable=True).path, "-S", "-s", "-B", "-P", "-c", sandbox_program(), json.dumps(config)],
+         *sandbox_command(find_interpreter(world_readable=True).path, json.dumps(config))],
         input=request + "\n", capture_output=True, text=True, timeout=60, cwd="/",
     )
     shutil.rmtree(scratch)

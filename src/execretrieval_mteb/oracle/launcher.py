@@ -11,11 +11,14 @@ suite. The launcher is forked from the server once, after the warm imports, and 
 (uid nobody, Landlock: its children inherit both); per suite it then only reads a request, forks
 and later reaps, touching a handful of pages.
 
-Protocol on two pipes. Server to launcher: ``S`` + 8-byte length + marshal of (code, tests,
-start, suite deadline) asks for a child; ``R`` asks it to reap that child. Launcher to server,
-8 bytes each (``=ii``, kind and value): a hello once confined, the child's pid (or ``-errno``),
-its wait status. Until the server says ``R`` the child stays unreaped (a zombie once it ends), so
-its pid cannot be reused while the server watches and kills it.
+Protocol on three pipes. Server to launcher: ``S`` + 8-byte length + marshal of (code, tests,
+start, suite deadline) asks for a child. Launcher to server, 8 bytes per message (``=ii``, kind
+and value): on the pid pipe a hello once confined, then each child's pid (written right after the
+fork); on the status pipe each child's wait status once the launcher has reaped it (or the errno
+of a failed fork). The server sleeps on the status pipe alone, so a suite costs it one wake-up,
+and reads the pid only to kill an overrunning child. The pid could in principle be reused between
+the reap and a kill sent at that very moment; pids are allocated cyclically, so reuse would take a
+full turn of the pid space in that instant.
 """
 
 import gc
@@ -30,7 +33,7 @@ try:  # imported as part of the package (tests, type checkers); in the sandbox p
 except ImportError:
     pass
 
-_HELLO, _PID, _STATUS = 0, 1, 2
+_HELLO, _PID, _STATUS, _FORK_FAILED = 0, 1, 2, 3
 _ANSWER = struct.Struct("=ii")
 
 
@@ -52,20 +55,20 @@ def _write_all(fd, data):
         view = view[os.write(fd, view):]
 
 
-def _launcher_main(requests_fd, answers_fd, board, config, plan, scratch_dir):
+def _launcher_main(requests_fd, pids_fd, statuses_fd, board, config, plan, scratch_dir):
     """The launcher's loop; ends (exit 0) when the server closes its end of the request pipe."""
     try:
         sandbox_confine_launcher(plan, config["uid"], config["gid"])
-        keep = sorted((requests_fd, answers_fd))  # the host's pipes and the Landlock ruleset go
-        os.closerange(3, keep[0])
-        os.closerange(keep[0] + 1, keep[1])
-        os.closerange(keep[1] + 1, 1 << 16)
+        low = 3  # the host's pipes and the Landlock ruleset go
+        for fd in sorted((requests_fd, pids_fd, statuses_fd)):
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, 1 << 16)
         gc.freeze()
     except BaseException as exc:  # noqa: BLE001 - the server reports it as an infrastructure failure
         board.fail_setup(f"sandbox set-up failed in the launcher: {type(exc).__name__}: {exc}")
         _exit(70)
-    os.write(answers_fd, _ANSWER.pack(_HELLO, 0))
-    pid = 0
+    os.write(pids_fd, _ANSWER.pack(_HELLO, 0))
     while True:
         op = os.read(requests_fd, 1)
         if op == b"S":
@@ -75,7 +78,8 @@ def _launcher_main(requests_fd, answers_fd, board, config, plan, scratch_dir):
                 os.chdir(scratch_dir)  # the child's working directory, emptied by the server before each suite
                 pid = os.fork()
             except OSError as exc:
-                os.write(answers_fd, _ANSWER.pack(_PID, -(exc.errno or 1)))
+                os.write(pids_fd, _ANSWER.pack(_PID, -1))
+                os.write(statuses_fd, _ANSWER.pack(_FORK_FAILED, exc.errno or 0))
                 continue
             if pid == 0:
                 child_main(code_text, tests, start, board, config, plan, suite_deadline)
@@ -83,9 +87,9 @@ def _launcher_main(requests_fd, answers_fd, board, config, plan, scratch_dir):
                 os.setpgid(pid, pid)  # also done by the child; whichever runs first wins the race
             except OSError:
                 pass
-            os.write(answers_fd, _ANSWER.pack(_PID, pid))
+            os.write(pids_fd, _ANSWER.pack(_PID, pid))
             _, status = os.waitpid(pid, 0)
-            os.write(answers_fd, _ANSWER.pack(_STATUS, status))
+            os.write(statuses_fd, _ANSWER.pack(_STATUS, status))
         else:
             _exit(0)
 
@@ -96,20 +100,21 @@ class _Launcher:
     def __init__(self, capacity, config, plan, scratch_dir):
         self.board = _Board(capacity)
         requests_r, requests_w = os.pipe()
-        answers_r, answers_w = os.pipe()
+        pids_r, pids_w = os.pipe()
+        statuses_r, statuses_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
-                _launcher_main(requests_r, answers_w, self.board, config, plan, scratch_dir)
+                _launcher_main(requests_r, pids_w, statuses_w, self.board, config, plan, scratch_dir)
             finally:
                 _exit(0)  # never fall through into the server's code
-        os.close(requests_r)
-        os.close(answers_w)
-        self.pid, self.requests, self.answers = pid, requests_w, answers_r
-        self._answer(_HELLO)
+        for fd in (requests_r, pids_w, statuses_w):
+            os.close(fd)
+        self.pid, self.requests, self.pids, self.statuses = pid, requests_w, pids_r, statuses_r
+        self._read(self.pids, _HELLO)
 
-    def _answer(self, kind):
-        data = _read_exact(self.answers, _ANSWER.size)
+    def _read(self, fd, kind):
+        data = _read_exact(fd, _ANSWER.size)
         if data is None:
             raise RuntimeError(self.board.setup_error() or "the launcher process died")
         got, value = _ANSWER.unpack(data)
@@ -118,18 +123,24 @@ class _Launcher:
         return value
 
     def spawn(self, code_text, tests, start, suite_deadline):
-        """Fork a child running tests[start:]; returns its pid (unreaped until ``reap``)."""
+        """Have a child forked to run tests[start:]; it ends with a message on ``self.statuses``."""
         self.board.reset(start)
         payload = marshal.dumps((code_text, list(tests), start, suite_deadline))
         _write_all(self.requests, b"S" + struct.pack("=Q", len(payload)) + payload)
-        pid = self._answer(_PID)
-        if pid < 0:
-            raise RuntimeError(f"the launcher could not fork a child: {os.strerror(-pid)}")
-        return pid
 
-    def reap(self):
-        """Wait status of the last child (the caller knows it ended, or has killed it)."""
-        return self._answer(_STATUS)
+    def child_pid(self):
+        """The last child's pid (after ``spawn``; read once per child), or -1 if its fork failed."""
+        return self._read(self.pids, _PID)
+
+    def child_status(self):
+        """The last child's wait status, once it has ended and been reaped (blocks until then)."""
+        data = _read_exact(self.statuses, _ANSWER.size)
+        if data is None:
+            raise RuntimeError(self.board.setup_error() or "the launcher process died")
+        kind, value = _ANSWER.unpack(data)
+        if kind == _FORK_FAILED:
+            raise RuntimeError(f"the launcher could not fork a child: {os.strerror(value)}")
+        return value
 
     def alive(self):
         try:
@@ -138,7 +149,7 @@ class _Launcher:
             return False
 
     def close(self):
-        for fd in (self.requests, self.answers):
+        for fd in (self.requests, self.pids, self.statuses):
             try:
                 os.close(fd)
             except OSError:

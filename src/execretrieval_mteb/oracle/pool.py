@@ -24,7 +24,7 @@ from typing import IO
 
 from .limits import Limits
 from .outcomes import Suite, SuiteResult, TestOutcome
-from .program import DEFAULT_READ_PATHS, SANDBOX_GID, SANDBOX_UID, find_interpreter, sandbox_program
+from .program import DEFAULT_READ_PATHS, SANDBOX_GID, SANDBOX_UID, find_interpreter, sandbox_command
 from .protections import Protection
 
 _HELLO_TIMEOUT_S = 60.0
@@ -83,7 +83,7 @@ class ForkServer:
         self._owner_pid = os.getpid()
         self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(
-            [self.interpreter.path, "-S", "-s", "-B", "-P", "-c", sandbox_program(), json.dumps(config)],
+            sandbox_command(self.interpreter.path, json.dumps(config)),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             env=env, cwd="/", start_new_session=True,
         )

@@ -33,13 +33,27 @@ _FALLBACK_INTERPRETERS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/py
 _MIN_VERSION = (3, 11)
 
 
+_BOOTSTRAP = 'import sys; exec(compile(sys.argv[1], "<sandbox>", "exec"))'
+"""What ``-c`` runs: it compiles the program passed as the next argument and runs it.
+
+Not ``-c PROGRAM`` itself: the interpreter keeps the syntax tree of a ``-c`` (or script) module
+alive until the module finishes, which for a fork server is never, and that scatters the objects
+every child touches over more pages (measured: about 100 more copy-on-write faults and 0.8 ms
+more CPU per suite). ``compile`` frees its tree at once."""
+
+
 @functools.cache
 def sandbox_program() -> str:
     """Source of the whole sandbox program: shim, sandbox-side modules, then the server's entry call."""
     package = resources.files(__package__)
     parts = [SHIM_SOURCE] + [package.joinpath(name).read_text(encoding="utf-8") for name in SANDBOX_MODULES]
-    parts.append("import json as _json, sys as _sys\nserve(_json.loads(_sys.argv[1]))\n")
+    parts.append("import json as _json, sys as _sys\nserve(_json.loads(_sys.argv[-1]))\n")
     return "\n\n".join(parts)
+
+
+def sandbox_command(interpreter: str, config: str) -> list[str]:
+    """argv that starts the sandbox program (a fork server) with its JSON ``config``."""
+    return [interpreter, "-S", "-s", "-B", "-P", "-c", _BOOTSTRAP, sandbox_program(), config]
 
 
 @dataclass(frozen=True, slots=True)

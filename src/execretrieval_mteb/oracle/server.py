@@ -57,25 +57,20 @@ def _death_verdict(status):
 
 
 class _Child:
-    """One child running tests[start:], forked by the launcher, watched through the board and a pidfd."""
+    """One child running tests[start:], forked by the launcher, watched through the board and the launcher's status pipe."""
 
     def __init__(self, launcher, code_text, tests, start, suite_deadline):
         self.launcher, self.board, self.start = launcher, launcher.board, start
         self.forked_at = time.monotonic()
-        self.pid = launcher.spawn(code_text, tests, start, suite_deadline)
-        try:
-            self.pidfd = os.pidfd_open(self.pid)
-        except ProcessLookupError:  # already ended and reaped
-            self.pidfd = None
+        launcher.spawn(code_text, tests, start, suite_deadline)
         self.status, self.current, self.any_started = None, None, False
 
     def watch(self, limits, suite_deadline):
         """Wait until the child exits or overruns; returns None, "test", "suite" or "setup" (why it was killed)."""
         poller = select.poll()
-        if self.pidfd is not None:
-            poller.register(self.pidfd, select.POLLIN)
+        poller.register(self.launcher.statuses, select.POLLIN)
         killed_for = None
-        while self.pidfd is not None:
+        while True:
             current, started_at, done = self.board.state()
             self.any_started = current is not None or done > self.start
             if not self.any_started:
@@ -94,18 +89,17 @@ class _Child:
             # the state changes on its own, so look again soon.
             wake = deadline if current is not None else min(deadline, now + _RECHECK_S)
             if poller.poll(max(1, int((wake - now) * 1000) + 1)):
-                break
-        if self.pidfd is not None:
-            try:
-                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-            except OSError:
-                pass
-            os.close(self.pidfd)
-        try:
-            os.killpg(self.pid, signal.SIGKILL)  # anything it left in its group
-        except OSError:
-            pass
-        self.status = self.launcher.reap()
+                break  # the launcher has reaped the child
+        pid = self.launcher.child_pid()
+        # Its group, for anything left in it; when it overran, also the child itself, should it
+        # have left the group.
+        for kill in (os.killpg, os.kill) if killed_for is not None else (os.killpg,):
+            if pid > 0:
+                try:
+                    kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        self.status = self.launcher.child_status()
         self.current, _, done = self.board.state()
         self.any_started = self.current is not None or done > self.start
         return killed_for
