@@ -56,14 +56,28 @@ class ExecutionCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
+            self._set_up()
         except sqlite3.DatabaseError as exc:
             raise CacheError(f"{self.path}: not a usable oracle cache ({exc}); delete it or pass another --cache path") from None
         self._lock = threading.Lock()
         self._pending: list[tuple[str, str, str, str, str, float]] = []
         self._last_commit = time.monotonic()
+
+    def _set_up(self) -> None:
+        """WAL mode and the table. Two processes creating the same new file can see "database is
+        locked" here without sqlite's busy timeout being consulted (switching to WAL needs an
+        exclusive lock), so that one error is retried for a while."""
+        deadline = time.monotonic() + 60.0
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute(_SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def close(self) -> None:
         self.flush()

@@ -64,15 +64,16 @@ def _classify(exc):
 
 
 def _arm(cpu_s, wall_s):
-    _TimerState.armed = True
+    """Start the test's CPU and wall timers (replacing what is left of the last test's)."""
     signal.setitimer(signal.ITIMER_PROF, cpu_s)
     signal.setitimer(signal.ITIMER_REAL, max(wall_s, 0.001))
+    _TimerState.armed = True
 
 
 def _disarm():
+    """Stop timers from raising; they are not stopped (two system calls saved per test): one that
+    fires between tests finds them disarmed, and the next test's ``_arm`` replaces them."""
     _TimerState.armed = False
-    signal.setitimer(signal.ITIMER_PROF, 0)
-    signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 class _Board:

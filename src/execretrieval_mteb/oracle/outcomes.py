@@ -68,6 +68,17 @@ class TestOutcome:
 
     @classmethod
     def parse(cls, text: str) -> TestOutcome:
+        """The outcome ``text`` names (raises ValueError naming the accepted forms)."""
+        known = _PARSED.get(text)
+        if known is not None:
+            return known
+        outcome = cls._parse(text)
+        if len(_PARSED) < 4096:  # verdict texts repeat: pass, FAIL, a few dozen exception types
+            _PARSED[text] = outcome
+        return outcome
+
+    @classmethod
+    def _parse(cls, text: str) -> TestOutcome:
         head, _, detail = text.partition(":")
         try:
             kind = OutcomeKind(head)
@@ -81,6 +92,9 @@ class TestOutcome:
             raise ValueError(f"unknown test outcome {text!r}: ERROR needs an exception type, e.g. ERROR:ValueError")
         return cls(kind, detail or None)
 
+
+_PARSED: dict[str, TestOutcome] = {}
+"""Outcomes already parsed, by text (they are immutable, so one instance serves every suite)."""
 
 PASS = TestOutcome(OutcomeKind.PASS)
 FAIL = TestOutcome(OutcomeKind.FAIL)

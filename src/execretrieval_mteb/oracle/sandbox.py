@@ -29,14 +29,14 @@ try:  # imported as part of the package (tests, type checkers); in the sandbox p
         landlock_read_write_access, landlock_restrict_self,
     )
     from .seccomp import seccomp_install, seccomp_prepare, seccomp_supported
-    from .syscalls import sys_check, sys_libc, sys_prctl
+    from .syscalls import sys_check, sys_libc, sys_prctl, sys_prctl_args, sys_prctl_prepared
 except ImportError:
     pass
 
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 _NR_MOUNT_SETATTR, _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 0x1
-_PR_SET_PDEATHSIG = 1
+_PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
 
 def _mount(source, target, fstype, flags, data):
     enc = (lambda s: None if s is None else s.encode())
@@ -103,7 +103,8 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, disabled=()):
     """What each child will apply, prepared once in the server: (plan, active names, {name: why missing}).
 
     The Landlock ruleset (read-only allow-list, read/write below ``scratch_root``) is built here and
-    enforced by the launcher, whose children inherit it; the seccomp program is built here and each child patches in its pid. Granting
+    enforced by the launcher, whose children inherit it; the seccomp programs are built here, the
+    launcher installs the base one and each child its own, with its pid patched in. Granting
     the whole scratch root is as tight as granting the suite's own directory, because each server
     has its own scratch root and runs one suite at a time, removing its directory afterwards.
     Disabling any Landlock layer skips all three.
@@ -113,7 +114,8 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, disabled=()):
         drop_uid = False
     active = ["rlimits", "cpu_time_limit", "wall_deadline", "process_group_kill"]
     missing = {}
-    plan = {"drop_uid": drop_uid, "landlock_ruleset": None, "seccomp": None}
+    plan = {"drop_uid": drop_uid, "landlock_ruleset": None, "seccomp": None,
+            "pdeathsig": sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL)}
     if drop_uid:
         active.append("unprivileged_uid")
     elif "unprivileged_uid" in disabled:
@@ -201,8 +203,9 @@ def sandbox_confine_launcher(plan, sandbox_uid, sandbox_gid):
     """Confine the launcher (the process that forks each suite's child) once; children inherit it all.
 
     uid/gid nobody first (changing credentials clears the parent-death signal), then the
-    parent-death signal (the launcher dies with its fork server), then Landlock. Raises OSError
-    if a planned layer fails.
+    parent-death signal (the launcher dies with its fork server), Landlock, and the base seccomp
+    filter (everything but the rules that would stop the launcher forking). Raises OSError if a
+    planned layer fails.
     """
     if plan["drop_uid"]:
         os.setgroups([])
@@ -210,7 +213,10 @@ def sandbox_confine_launcher(plan, sandbox_uid, sandbox_gid):
         os.setresuid(sandbox_uid, sandbox_uid, sandbox_uid)
     sys_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if plan["landlock_ruleset"] is not None:
-        landlock_restrict_self(plan["landlock_ruleset"])
+        landlock_restrict_self(plan["landlock_ruleset"])  # sets no_new_privs too
+    if plan["seccomp"] is not None:
+        sys_prctl(_PR_SET_NO_NEW_PRIVS, 1)  # inherited: each child's seccomp filter needs it
+        seccomp_install(plan["seccomp"]["launcher"], os.getpid())
 
 
 def sandbox_confine_child(plan, limits):
@@ -223,7 +229,7 @@ def sandbox_confine_child(plan, limits):
     os.setpgid(0, 0)
     cpu_cap = int(math.ceil(limits["suite_wall_s"])) + 1
     _set_limit(resource.RLIMIT_CPU, cpu_cap, cpu_cap + 1)  # SIGXCPU at the soft limit
-    sys_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    sys_prctl_prepared(plan["pdeathsig"])
     os.closerange(3, 1 << 16)  # the child reports through shared memory, so no descriptor stays open
     if plan["seccomp"] is not None:
-        seccomp_install(plan["seccomp"], os.getpid())
+        seccomp_install(plan["seccomp"]["child"], os.getpid())

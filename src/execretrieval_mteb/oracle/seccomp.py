@@ -9,9 +9,10 @@ than killing the process, so the verdict names what the code tried. Threads stay
 ``clone`` is allowed only with CLONE_THREAD, and ``clone3`` (whose flags live in memory a filter
 cannot read) answers ENOSYS so that glibc falls back to ``clone``. ``socket`` is denied for every
 family (a path-named unix socket could reach a host service); only an unnamed ``socketpair`` of
-the unix family stays (asyncio's self-pipe). Signals may only target the
-process itself, whose pid is baked into the filter when it is installed. x86_64 only; other
-architectures report the protection as missing.
+the unix family stays (asyncio's self-pipe). Signals may only target the process itself, whose
+pid is baked into the filter when it is installed. Two stacked programs (``seccomp_programs``):
+the long deny list once in the launcher, a short one per child. x86_64 only; other architectures
+report the protection as missing.
 """
 
 import ctypes
@@ -20,7 +21,7 @@ import platform
 import struct
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
-    from .syscalls import sys_prctl
+    from .syscalls import sys_prctl_args, sys_prctl_prepared
 except ImportError:
     pass
 
@@ -28,12 +29,12 @@ _AUDIT_ARCH_X86_64 = 0xC000003E
 _X32_SYSCALL_BIT = 0x40000000
 _CLONE_THREAD = 0x00010000
 _AF_UNIX = 1
-_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 _LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 _OFF_NR, _OFF_ARCH, _OFF_ARG0_LOW = 0, 4, 16
 
-_NR_CLONE, _NR_CLONE3, _NR_SOCKETPAIR, _NR_KILL, _NR_TGKILL = 56, 435, 53, 62, 234
+_NR_CLONE, _NR_CLONE3, _NR_SOCKETPAIR, _NR_KILL, _NR_TGKILL, _NR_SETPGID = 56, 435, 53, 62, 234, 109
 _DENIED_X86_64 = {
     "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "ptrace": 101, "tkill": 200,
     "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_open": 434, "pidfd_send_signal": 424,
@@ -47,7 +48,7 @@ _DENIED_X86_64 = {
     "swapoff": 168, "personality": 135, "acct": 163, "settimeofday": 164, "clock_settime": 227,
     "iopl": 172, "ioperm": 173, "open_by_handle_at": 304, "name_to_handle_at": 303, "quotactl": 179,
     "syslog": 103, "vhangup": 153, "fanotify_init": 300, "sethostname": 170, "setdomainname": 171,
-    "seccomp": 317, "socket": 41, "setpgid": 109, "setsid": 112,
+    "seccomp": 317, "socket": 41, "setsid": 112,
 }
 
 def seccomp_supported():
@@ -59,58 +60,76 @@ def _insn(code, jt, jf, k):
     return struct.pack("=HBBI", code, jt, jf, k & 0xFFFFFFFF)
 
 
-def seccomp_program(own_pid):
-    """The BPF program (8 bytes per instruction) for a process whose pid is ``own_pid``.
-
-    Returns (program, offsets of the two 32-bit constants holding the pid), so that a fork server
-    can build it once and each child patch in its own pid (``seccomp_install``).
-    """
-    deny = _RET_ERRNO | errno.EPERM
-    prog = [
+def _arch_check():
+    """Kill a process making a call of another architecture's table (the numbers would mean other calls)."""
+    return [
         _insn(_LD_W_ABS, 0, 0, _OFF_ARCH),
         _insn(_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
         _insn(_RET_K, 0, 0, _RET_KILL_PROCESS),
         _insn(_LD_W_ABS, 0, 0, _OFF_NR),
-        _insn(_JGE_K, 0, 1, _X32_SYSCALL_BIT),
+    ]
+
+
+def _argument_rule(nr, test, deny):
+    """"If the call is ``nr``: allow when ``test`` holds for its first argument, else deny" (5 instructions)."""
+    return [
+        _insn(_JEQ_K, 0, 4, nr),
+        _insn(_LD_W_ABS, 0, 0, _OFF_ARG0_LOW),
+        _insn(test[0], 0, 1, test[1]),
+        _insn(_RET_K, 0, 0, _RET_ALLOW),
         _insn(_RET_K, 0, 0, deny),
     ]
+
+
+def seccomp_programs():
+    """The two BPF programs (8 bytes per instruction) the sandbox stacks.
+
+    Returns (base, child, offsets in child of the two 32-bit constants holding the pid). The base
+    program (x32 calls, the deny list, ``clone3``, ``socketpair``) is installed once by the launcher
+    and inherited by its children; it leaves ``fork`` through ``clone`` to the launcher. Each child
+    then adds the small child program: ``clone`` only with CLONE_THREAD, signals only to its own
+    pid (patched in by ``seccomp_install``), no ``setpgid``. Stacked filters all apply, and the
+    strictest answer wins.
+    """
+    deny = _RET_ERRNO | errno.EPERM
+    base = _arch_check() + [_insn(_JGE_K, 0, 1, _X32_SYSCALL_BIT), _insn(_RET_K, 0, 0, deny)]
     for nr in sorted(_DENIED_X86_64.values()):
-        prog += [_insn(_JEQ_K, 0, 1, nr), _insn(_RET_K, 0, 0, deny)]
-    prog += [_insn(_JEQ_K, 0, 1, _NR_CLONE3), _insn(_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS)]
+        base += [_insn(_JEQ_K, 0, 1, nr), _insn(_RET_K, 0, 0, deny)]
+    base += [_insn(_JEQ_K, 0, 1, _NR_CLONE3), _insn(_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS)]
+    base += _argument_rule(_NR_SOCKETPAIR, (_JEQ_K, _AF_UNIX), deny)
+    base.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
+    child = _arch_check() + [_insn(_JEQ_K, 0, 1, _NR_SETPGID), _insn(_RET_K, 0, 0, deny)]
+    child += _argument_rule(_NR_CLONE, (_JSET_K, _CLONE_THREAD), deny)
     pid_offsets = []
-    # Each block: "if nr == X: load arg0; if test(arg0): allow; else deny", 5 instructions.
-    for nr, test in ((_NR_CLONE, (_JSET_K, _CLONE_THREAD)), (_NR_SOCKETPAIR, (_JEQ_K, _AF_UNIX)),
-                     (_NR_KILL, (_JEQ_K, own_pid)), (_NR_TGKILL, (_JEQ_K, own_pid))):
-        if nr in (_NR_KILL, _NR_TGKILL):
-            pid_offsets.append(8 * (len(prog) + 2) + 4)  # the k field of the test instruction
-        prog += [
-            _insn(_JEQ_K, 0, 4, nr),
-            _insn(_LD_W_ABS, 0, 0, _OFF_ARG0_LOW),
-            _insn(test[0], 0, 1, test[1]),
-            _insn(_RET_K, 0, 0, _RET_ALLOW),
-            _insn(_RET_K, 0, 0, deny),
-        ]
-    prog.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
-    return b"".join(prog), pid_offsets
+    for nr in (_NR_KILL, _NR_TGKILL):
+        pid_offsets.append(8 * (len(child) + 2) + 4)  # the k field of the rule's test instruction
+        child += _argument_rule(nr, (_JEQ_K, 0), deny)
+    child.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
+    return b"".join(base), b"".join(child), pid_offsets
+
+
+def _prepared(program, pid_offsets):
+    buf = ctypes.create_string_buffer(program, len(program))
+    fprog = ctypes.create_string_buffer(struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(buf)), 16)
+    return buf, fprog, sys_prctl_args(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog)), pid_offsets
 
 
 def seccomp_prepare():
-    """Build the filter once (in the fork server): (program buffer, sock_fprog buffer, pid offsets).
+    """Build both filters once (in the fork server): {"launcher": prepared, "child": prepared}.
 
-    The buffers are ctypes memory that a forked child inherits at the same address; the child
-    only patches its pid in (``seccomp_install``), so installing costs it two small writes.
+    The buffers are ctypes memory that a forked child inherits at the same address; a child only
+    patches its pid in (``seccomp_install``), so installing costs it two small writes and one call.
     """
-    program, pid_offsets = seccomp_program(0)
-    buf = ctypes.create_string_buffer(program, len(program))
-    fprog = ctypes.create_string_buffer(struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(buf)), 16)
-    return buf, fprog, pid_offsets
+    base, child, pid_offsets = seccomp_programs()
+    return {"launcher": _prepared(base, []), "child": _prepared(child, pid_offsets)}
 
 
 def seccomp_install(prepared, own_pid):
-    """Install the prepared filter with ``own_pid`` patched in, on this process and its future threads."""
-    buf, fprog, pid_offsets = prepared
+    """Install a prepared filter with ``own_pid`` patched in, on this process and its future threads.
+
+    Needs no_new_privs, which the launcher sets once (``sandbox_confine_launcher``) for its children.
+    """
+    buf, _, install_args, pid_offsets = prepared
     for offset in pid_offsets:
         struct.pack_into("=I", buf, offset, own_pid)
-    for option, arg in ((_PR_SET_NO_NEW_PRIVS, 1), (_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER)):
-        extra = ctypes.addressof(fprog) if option == _PR_SET_SECCOMP else 0
-        sys_prctl(option, arg, extra)
+    sys_prctl_prepared(install_args)

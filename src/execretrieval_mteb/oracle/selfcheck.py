@@ -42,7 +42,7 @@ CANARIES: tuple[Canary, ...] = (
     Canary("signal_parent", "import os\nos.kill(os.getppid(), 0)", False),
     Canary("ptrace_parent", "import ctypes, os\nassert ctypes.CDLL(None).ptrace(16, os.getppid(), 0, 0) == 0", False),
     Canary("allocate_10gb", "buf = bytearray(10 * 2**30)", False),
-    Canary("file_bigger_than_limit", "open('big.bin', 'wb').write(b'x' * (64 << 20))", False),
+    Canary("file_bigger_than_limit", "f = open('big.bin', 'wb', buffering=0)\nf.seek(64 << 20)\nf.write(b'x')", False),
     Canary("threads_work", "import threading\nout = []\nt = threading.Thread(target=out.append, args=(1,))\nt.start(); t.join()\nassert out == [1]", True),
     Canary("lazy_stdlib_imports", "import decimal, fractions, zoneinfo, heapq, bisect, re\nassert str(zoneinfo.ZoneInfo('Europe/Paris'))", True),
     Canary("scratch_is_writable", "open('note.txt', 'w').write('hi')\nassert open('note.txt').read() == 'hi'", True),

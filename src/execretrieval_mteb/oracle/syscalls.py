@@ -27,6 +27,17 @@ def sys_prctl(option, arg2=0, arg3=0, arg4=0, arg5=0):
     return sys_check(sys_libc.prctl(option, arg2, arg3, arg4, arg5))
 
 
+def sys_prctl_args(option, arg2=0, arg3=0, arg4=0, arg5=0):
+    """prctl(2) arguments as ready ctypes values, for ``sys_prctl_prepared``."""
+    return (ctypes.c_int(option),) + tuple(ctypes.c_ulong(a) for a in (arg2, arg3, arg4, arg5))
+
+
+def sys_prctl_prepared(args):
+    """prctl(2) with arguments from ``sys_prctl_args``: in a freshly forked child, converting fresh
+    Python ints would write to (and so copy) many more pages of the parent's memory."""
+    return sys_check(sys_libc.prctl(*args))
+
+
 def sys_syscall(number, *args):
     """syscall(2) with integer arguments widened to long (the kernel reads full registers)."""
     args = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
