@@ -10,8 +10,9 @@ last, so that both runners agree on every verdict). The script checks that the v
 identical and prints suites/s of both and the ratio.
 
 For scale it also times (c) the ceiling of any fork-per-suite design on this machine: the same
-plain suites through a bare loop in the sandbox interpreter (``--workers`` processes, each forking
-one child per suite that runs the tests and exits), with no sandbox, no watchdog and no IPC. What
+plain suites through a bare loop in the sandbox interpreter (``--workers`` processes, pinned to a
+CPU each when there is one per CPU, as the oracle's are, each forking one child per suite that
+runs the tests and exits), with no sandbox, no watchdog and no IPC. What
 the oracle loses against (c) is the price of its protections and plumbing; what (c) gains over
 (a) is all a warm fork server can gain. Usage:
 
@@ -135,6 +136,10 @@ def fork_ceiling(suites: list[Suite], workers: int) -> tuple[float, int]:
             bootstrap = 'import sys; exec(compile(sys.argv[1], "<loop>", "exec"))'
             procs.append(subprocess.Popen([interpreter, "-S", "-s", "-B", "-c", bootstrap, _FORK_LOOP, path],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+        cpus = sorted(os.sched_getaffinity(0))
+        if workers == len(cpus) > 1:  # pinned one per CPU, as the oracle's workers are
+            for proc, cpu in zip(procs, cpus):
+                os.sched_setaffinity(proc.pid, {cpu})
         time.sleep(0.5)  # let every interpreter load its share
         for proc in procs:
             proc.stdin.write("g")  # type: ignore[union-attr]

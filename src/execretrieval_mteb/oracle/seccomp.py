@@ -17,7 +17,7 @@ report the protection as missing.
 
 import ctypes
 import errno
-import platform
+import os
 import struct
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
@@ -53,7 +53,7 @@ _DENIED_X86_64 = {
 
 def seccomp_supported():
     """True on x86_64, the one architecture whose syscall table this filter encodes."""
-    return platform.machine() == "x86_64"
+    return os.uname().machine == "x86_64"
 
 
 def _insn(code, jt, jf, k):

@@ -18,7 +18,6 @@ import gc
 import json
 import os
 import select
-import shutil
 import signal
 import sys
 import time
@@ -146,6 +145,11 @@ def serve(config):
     sys.dont_write_bytecode = True
     sys.argv = ["-c"]  # what code under `python -c` (the study's runner) sees
     sys.modules["pytest"] = pytest  # noqa: F821 - `import pytest` in a test gets the shim
+    if config.get("cpu") is not None:
+        try:
+            os.sched_setaffinity(0, {config["cpu"]})  # inherited by the launcher and every child
+        except OSError:
+            pass  # the CPU went away: run unpinned
     scratch_root = config["scratch_root"]
     active, missing = sandbox_isolate_server(scratch_root, config["limits"]["scratch_mb"], config["disabled"])
     os.chdir("/")
@@ -202,6 +206,8 @@ def _fresh_scratch(scratch_dir, config):
         st = os.lstat(scratch_dir)
     for entry in os.scandir(scratch_dir):
         if entry.is_dir(follow_symlinks=False):
+            import shutil  # only here: it loads the bz2 and lzma libraries, which would make every fork dearer
+
             shutil.rmtree(entry.path)
         else:
             os.unlink(entry.path)
