@@ -19,6 +19,7 @@ import json
 import os
 import select
 import signal
+import stat
 import sys
 import time
 
@@ -200,7 +201,7 @@ def _fresh_scratch(scratch_dir, config):
     except FileNotFoundError:
         os.mkdir(scratch_dir, 0o700)
         st = os.lstat(scratch_dir)
-    if not os.path.isdir(scratch_dir) or os.path.islink(scratch_dir):
+    if not stat.S_ISDIR(st.st_mode):  # a file or a symlink in its place
         os.unlink(scratch_dir)
         os.mkdir(scratch_dir, 0o700)
         st = os.lstat(scratch_dir)
