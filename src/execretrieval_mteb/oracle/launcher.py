@@ -143,6 +143,7 @@ class _Launcher:
         return value
 
     def alive(self):
+        """False once the launcher process has ended (it is then replaced before the next suite)."""
         try:
             return os.waitpid(self.pid, os.WNOHANG) == (0, 0)
         except ChildProcessError:

@@ -57,7 +57,7 @@ def _death_verdict(status):
 
 
 class _Child:
-    """One child running tests[start:], forked by the launcher, watched through the board and the launcher's status pipe."""
+    """One child running tests[start:], forked by the launcher; watched through the board and the status pipe."""
 
     def __init__(self, launcher, code_text, tests, start, suite_deadline):
         self.launcher, self.board, self.start = launcher, launcher.board, start
