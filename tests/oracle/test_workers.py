@@ -1,0 +1,54 @@
+"""How each worker is laid out: the confined launcher, and CPU pinning of a pool with one worker per CPU."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from execretrieval_mteb.oracle.api import Oracle
+from execretrieval_mteb.oracle.outcomes import Suite
+
+SUITE = Suite("def f(x):\n    return x * 2\n", ("assert f(2) == 4",))
+
+
+def _launchers(oracle: Oracle) -> list[int]:
+    """Pid of each server's launcher (each server first runs a suite, which starts its launcher)."""
+    pids = []
+    for server in oracle._pool.servers:
+        assert server.run(SUITE).outcome_strings() == ["pass"]
+        assert server._proc is not None
+        pid = server._proc.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        assert len(children) == 1, children
+        pids.append(int(children[0]))
+    return pids
+
+
+def _status(pid: int) -> dict[str, str]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the uid switch needs root")
+def test_the_launcher_is_confined_before_it_forks_any_child(oracle: Oracle) -> None:
+    for pid in _launchers(oracle):
+        status = _status(pid)
+        assert status["Uid"].split() == ["65534"] * 4
+        assert status["NoNewPrivs"] == "1"
+        assert status["Seccomp"] == "2"  # the base filter; each child adds its own
+
+
+def test_a_pool_with_one_worker_per_cpu_is_pinned_and_a_smaller_one_is_not() -> None:
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("needs at least two usable CPUs")
+    with Oracle(workers=len(cpus)) as oracle:
+        servers = [s._proc.pid for s in oracle._pool.servers if s._proc is not None]
+        assert [os.sched_getaffinity(pid) for pid in servers] == [{cpu} for cpu in cpus]
+        assert [os.sched_getaffinity(pid) for pid in _launchers(oracle)] == [{cpu} for cpu in cpus]
+    with Oracle(workers=1) as oracle:
+        assert oracle.run_one(SUITE).outcome_strings() == ["pass"]
+        server = oracle._pool.servers[0]._proc
+        assert server is not None and os.sched_getaffinity(server.pid) == set(cpus)
