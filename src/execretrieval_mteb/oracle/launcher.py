@@ -111,16 +111,17 @@ class _Launcher:
         for fd in (requests_r, pids_w, statuses_w):
             os.close(fd)
         self.pid, self.requests, self.pids, self.statuses = pid, requests_w, pids_r, statuses_r
-        self._read(self.pids, _HELLO)
+        self._read(self.pids, (_HELLO,))
 
-    def _read(self, fd, kind):
+    def _read(self, fd, kinds):
+        """(kind, value) of the next message on ``fd``; raises RuntimeError if the launcher is gone."""
         data = _read_exact(fd, _ANSWER.size)
         if data is None:
             raise RuntimeError(self.board.setup_error() or "the launcher process died")
-        got, value = _ANSWER.unpack(data)
-        if got != kind:
-            raise RuntimeError(f"the launcher answered {got} where {kind} was expected")
-        return value
+        kind, value = _ANSWER.unpack(data)
+        if kind not in kinds:
+            raise RuntimeError(f"the launcher answered {kind} where one of {kinds} was expected")
+        return kind, value
 
     def spawn(self, code_text, tests, start, suite_deadline):
         """Have a child forked to run tests[start:]; it ends with a message on ``self.statuses``."""
@@ -130,14 +131,11 @@ class _Launcher:
 
     def child_pid(self):
         """The last child's pid (after ``spawn``; read once per child), or -1 if its fork failed."""
-        return self._read(self.pids, _PID)
+        return self._read(self.pids, (_PID,))[1]
 
     def child_status(self):
         """The last child's wait status, once it has ended and been reaped (blocks until then)."""
-        data = _read_exact(self.statuses, _ANSWER.size)
-        if data is None:
-            raise RuntimeError(self.board.setup_error() or "the launcher process died")
-        kind, value = _ANSWER.unpack(data)
+        kind, value = self._read(self.statuses, (_STATUS, _FORK_FAILED))
         if kind == _FORK_FAILED:
             raise RuntimeError(f"the launcher could not fork a child: {os.strerror(value)}")
         return value
