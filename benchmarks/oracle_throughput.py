@@ -16,7 +16,7 @@ runs the tests and exits), with no sandbox, no watchdog and no IPC. What
 the oracle loses against (c) is the price of its protections and plumbing; what (c) gains over
 (a) is all a warm fork server can gain. Usage:
 
-    .venv/bin/python benchmarks/oracle_throughput.py [--suites 600] [--workers 2] [--loops 6]
+    .venv/bin/python benchmarks/oracle_throughput.py [--suites 600] [--workers 2] [--loops 6] [--repeat 1]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -150,20 +151,10 @@ def fork_ceiling(suites: list[Suite], workers: int) -> tuple[float, int]:
     return max(r["seconds"] for r in reports), sum(r["passed"] for r in reports)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--suites", type=int, default=600)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--loops", type=int, default=6, help="looping suites among --suites (default 1%%)")
-    args = parser.parse_args(argv)
-    suites = generate(args.suites, args.loops)
-
-    looping = [i for i, s in enumerate(suites) if "halve_to_zero" in s.code]
-    plain = [i for i in range(len(suites)) if i not in set(looping)]
-    parts = {"plain": plain, "looping": looping}
-
+def one_round(suites: list[Suite], parts: dict[str, list[int]], workers: int) -> dict[str, object]:
+    """Every measurement once: oracle (start-up, then each part), study runner, fork ceiling."""
     started = time.perf_counter()
-    with Oracle(workers=args.workers, strict=True) as oracle:
+    with Oracle(workers=workers, strict=True) as oracle:
         ready = time.perf_counter()
         ours, our_time = {}, {}
         for name, indices in parts.items():
@@ -172,25 +163,52 @@ def main(argv: list[str] | None = None) -> int:
                 ours[i] = result
             our_time[name] = time.perf_counter() - t0
         protections = [p.value for p in oracle.protections]
-    start_time = ready - started
     theirs, their_time = {}, {}
-    with ThreadPoolExecutor(max_workers=args.workers) as pool:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         for name, indices in parts.items():
             t0 = time.perf_counter()
             for i, result in zip(indices, pool.map(run_suite_reference, [suites[i] for i in indices])):
                 theirs[i] = result
             their_time[name] = time.perf_counter() - t0
+    ceiling_s, ceiling_passed = fork_ceiling([suites[i] for i in parts["plain"]], workers)
+    return {"ours": ours, "theirs": theirs, "our_time": our_time, "their_time": their_time,
+            "start": ready - started, "protections": protections, "ceiling_s": ceiling_s,
+            "ceiling_passed": ceiling_passed}
 
-    ceiling_s, ceiling_passed = fork_ceiling([suites[i] for i in plain], args.workers)
-    plain_passed = sum(o.passed for i in plain for o in ours[i].outcomes)
 
-    mismatches = [i for i in range(len(suites)) if ours[i].outcome_strings() != theirs[i].outcome_strings()]
-    kinds = {o for r in ours.values() for o in r.outcome_strings()}
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--suites", type=int, default=600)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--loops", type=int, default=6, help="looping suites among --suites (default 1%%)")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of every measurement; times are their medians")
+    args = parser.parse_args(argv)
+    suites = generate(args.suites, args.loops)
+
+    looping = [i for i, s in enumerate(suites) if "halve_to_zero" in s.code]
+    plain = [i for i in range(len(suites)) if i not in set(looping)]
+    parts = {"plain": plain, "looping": looping}
+    rounds = [one_round(suites, parts, args.workers) for _ in range(max(1, args.repeat))]
+
+    def median(values: list[float]) -> float:
+        return statistics.median(values)
+
+    our_time = {name: median([r["our_time"][name] for r in rounds]) for name in parts}  # type: ignore[index]
+    their_time = {name: median([r["their_time"][name] for r in rounds]) for name in parts}  # type: ignore[index]
+    start_time = median([r["start"] for r in rounds])  # type: ignore[misc]
+    ceiling_s = median([r["ceiling_s"] for r in rounds])  # type: ignore[misc]
+    first = rounds[0]
+    ours, theirs = first["ours"], first["theirs"]
+    mismatches = sorted({i for r in rounds for i in range(len(suites))
+                         if r["ours"][i].outcome_strings() != r["theirs"][i].outcome_strings()})  # type: ignore[index]
+    plain_passed = sum(o.passed for i in plain for o in ours[i].outcomes)  # type: ignore[index]
+    kinds = {o for r in ours.values() for o in r.outcome_strings()}  # type: ignore[union-attr]
     load = os.getloadavg()[0]
     print(f"suites: {len(suites)} ({len(looping)} looping), workers: {args.workers}, cpus: {os.cpu_count()}, "
-          f"load average after the run: {load:.1f}")
+          f"rounds: {len(rounds)}{' (medians)' if len(rounds) > 1 else ''}, load average after the run: {load:.1f}")
     print(f"verdict kinds: {sorted(kinds)}")
-    print(f"oracle protections ({len(protections)}): {', '.join(protections)}")
+    protections = first["protections"]
+    print(f"oracle protections ({len(protections)}): {', '.join(protections)}")  # type: ignore[arg-type]
     print(f"oracle start-up incl. self-check: {start_time:.2f} s (counted in the totals below)")
     print(f"{'suites':<10} {'study runner s':>15} {'oracle s':>9} {'study /s':>9} {'oracle /s':>10} {'ratio':>7}")
     rows = [(name, len(parts[name]), their_time[name], our_time[name]) for name in parts]
@@ -198,13 +216,17 @@ def main(argv: list[str] | None = None) -> int:
     for name, n, theirs_s, ours_s in rows:
         print(f"{name:<10} {theirs_s:>15.2f} {ours_s:>9.2f} {n / theirs_s:>9.1f} {n / ours_s:>10.1f} {theirs_s / ours_s:>6.1f}x")
     print(f"ratio (oracle vs study runner, all suites, incl. start-up): {rows[-1][2] / rows[-1][3]:.1f}x")
+    if len(rounds) > 1:
+        each = [sum(r["their_time"].values()) / (sum(r["our_time"].values()) + r["start"]) for r in rounds]  # type: ignore[union-attr,operator]
+        print(f"  each round: {', '.join(f'{x:.1f}x' for x in each)}")
     n_plain, their_plain, our_plain = len(plain), their_time["plain"], our_time["plain"]
     print(f"fork-per-suite ceiling (plain suites, no sandbox, no IPC): {ceiling_s:.2f} s, {n_plain / ceiling_s:.1f}/s, "
           f"{their_plain / ceiling_s:.1f}x the study runner; the oracle reaches {ceiling_s / our_plain:.0%} of it "
-          f"(passing tests: ceiling {ceiling_passed}, oracle {plain_passed})")
-    print(f"identical verdicts: {len(suites) - len(mismatches)}/{len(suites)}")
+          f"(passing tests: ceiling {first['ceiling_passed']}, oracle {plain_passed})")
+    print(f"identical verdicts: {len(suites) - len(mismatches)}/{len(suites)}"
+          f"{f' in each of {len(rounds)} rounds' if len(rounds) > 1 and not mismatches else ''}")
     for i in mismatches[:5]:
-        print(f"  suite {i}: oracle {ours[i].outcome_strings()} vs study {theirs[i].outcome_strings()}", file=sys.stderr)
+        print(f"  suite {i}: oracle {ours[i].outcome_strings()} vs study {theirs[i].outcome_strings()}", file=sys.stderr)  # type: ignore[index]
     return 1 if mismatches else 0
 
 
