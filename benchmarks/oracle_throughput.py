@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from execretrieval_mteb.oracle.api import Oracle
 from execretrieval_mteb.oracle.outcomes import Suite
-from execretrieval_mteb.oracle.program import find_interpreter
+from execretrieval_mteb.oracle.program import BOOTSTRAP, find_interpreter
 from execretrieval_mteb.oracle.reference_runner import run_suite_reference
 from execretrieval_mteb.oracle.test_shim import SHIM_SOURCE
 
@@ -134,8 +134,7 @@ def fork_ceiling(suites: list[Suite], workers: int) -> tuple[float, int]:
             with open(path, "w") as fh:
                 json.dump([{"code": s.code, "tests": list(s.tests)} for s in suites[w::workers]], fh)
             # compiled by exec, like the sandbox program: a -c module's syntax tree would stay alive
-            bootstrap = 'import sys; exec(compile(sys.argv[1], "<loop>", "exec"))'
-            procs.append(subprocess.Popen([interpreter, "-S", "-s", "-B", "-c", bootstrap, _FORK_LOOP, path],
+            procs.append(subprocess.Popen([interpreter, "-S", "-s", "-B", "-c", BOOTSTRAP, _FORK_LOOP, path],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
         cpus = sorted(os.sched_getaffinity(0))
         if workers == len(cpus) > 1:  # pinned one per CPU, as the oracle's workers are

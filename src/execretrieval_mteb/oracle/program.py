@@ -33,7 +33,7 @@ _FALLBACK_INTERPRETERS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/py
 _MIN_VERSION = (3, 11)
 
 
-_BOOTSTRAP = 'import sys; exec(compile(sys.argv[1], "<sandbox>", "exec"))'
+BOOTSTRAP = 'import sys; exec(compile(sys.argv[1], "<sandbox>", "exec"))'
 """What ``-c`` runs: it compiles the program passed as the next argument and runs it.
 
 Not ``-c PROGRAM`` itself: the interpreter keeps the syntax tree of a ``-c`` (or script) module
@@ -53,7 +53,7 @@ def sandbox_program() -> str:
 
 def sandbox_command(interpreter: str, config: str) -> list[str]:
     """argv that starts the sandbox program (a fork server) with its JSON ``config``."""
-    return [interpreter, "-S", "-s", "-B", "-P", "-c", _BOOTSTRAP, sandbox_program(), config]
+    return [interpreter, "-S", "-s", "-B", "-P", "-c", BOOTSTRAP, sandbox_program(), config]
 
 
 @dataclass(frozen=True, slots=True)
