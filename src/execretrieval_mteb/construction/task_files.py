@@ -19,6 +19,8 @@ from ..dataset.schema import DOMAINS
 from ..errors import ExecRetrievalError
 
 FIELDS: tuple[str, ...] = ("query", "canonical", "tests")
+OPTIONAL_FIELDS: tuple[str, ...] = ("validation",)
+VALIDATION_FIELDS: tuple[str, ...] = ("reference", "inputs")
 
 
 class TaskFileError(ExecRetrievalError):
@@ -35,6 +37,21 @@ class AuthoredTask:
     query: str
     canonical: str
     tests: tuple[str, ...]
+    validation: ValidationSpec | None = None
+    """The validation-only check (never shipped): see ``validation_check``."""
+
+
+@dataclass(frozen=True)
+class ValidationSpec:
+    """A task's validation-only check, kept out of the shipped dataset.
+
+    ``reference`` defines ``reference(...)``, an independently written implementation of the query
+    (a different algorithm from the canonical, same signature); ``inputs`` defines ``inputs(rng)``,
+    returning 10-30 typical *valid* argument tuples drawn with ``rng`` (a seeded ``random.Random``).
+    """
+
+    reference: str
+    inputs: str
 
 
 @dataclass(frozen=True)
@@ -74,8 +91,8 @@ def parse_task_file(text: str, rel_path: str) -> AuthoredTask | TaskFileProblem:
     def problem(key: str, what: str) -> TaskFileProblem:
         return TaskFileProblem(domain, function_name, rel_path, f"{rel_path}:{_line_of(text, key)}: {what}")
 
-    for key in sorted(set(data) - set(FIELDS)):
-        return problem(key, f"unknown field '{key}'; a task file holds only {', '.join(FIELDS)}")
+    for key in sorted(set(data) - set(FIELDS) - set(OPTIONAL_FIELDS)):
+        return problem(key, f"unknown field '{key}'; a task file holds only {', '.join(FIELDS + OPTIONAL_FIELDS)}")
     for key in FIELDS:
         if key not in data:
             return problem(key, f"missing field '{key}'")
@@ -89,6 +106,15 @@ def parse_task_file(text: str, rel_path: str) -> AuthoredTask | TaskFileProblem:
     for index, test in enumerate(tests, 1):
         if not isinstance(test, str) or not test.strip():
             return problem("tests", f"field 'tests' item {index} must be a non-empty string")
+    validation = data.get("validation")
+    if validation is not None:
+        if not isinstance(validation, dict):
+            return problem("validation", "'validation' must be a table: [validation] with reference and inputs")
+        for key in sorted(set(validation) - set(VALIDATION_FIELDS)):
+            return problem(key, f"unknown field 'validation.{key}'; [validation] holds only reference and inputs")
+        for key in VALIDATION_FIELDS:
+            if not isinstance(validation.get(key), str) or not validation[key].strip():
+                return problem(key, f"field 'validation.{key}' must be a non-empty string ('''...''')")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", function_name):
         return problem(
             "canonical", f"file name '{file_name}' is not a Python identifier; name the file <function_name>.toml"
@@ -100,6 +126,12 @@ def parse_task_file(text: str, rel_path: str) -> AuthoredTask | TaskFileProblem:
         query=" ".join(query.split()),
         canonical=canonical.replace("\r\n", "\n"),
         tests=tuple(t.replace("\r\n", "\n") for t in tests),
+        validation=None
+        if validation is None
+        else ValidationSpec(
+            reference=validation["reference"].replace("\r\n", "\n"),
+            inputs=validation["inputs"].replace("\r\n", "\n"),
+        ),
     )
 
 
