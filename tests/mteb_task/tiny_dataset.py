@@ -14,7 +14,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from execretrieval_mteb.dataset.io import dumps_jsonl, sha256sums, write_text_atomic
+from execretrieval_mteb.dataset.io import dumps_jsonl, write_text_atomic
+from execretrieval_mteb.dataset.manifest import render_sums
 from execretrieval_mteb.oracle.api import run_suites
 from execretrieval_mteb.oracle.outcomes import Suite, code_sha256, tests_sha256
 
@@ -131,7 +132,7 @@ def build_tiny_dataset(out: Path, n_tasks: int = 5) -> Path:
                       + "".join(f"- config_name: {name}\n  data_files:\n  - split: test\n    path: {name}/test.jsonl\n"
                                 for name in ("corpus", "queries", "default"))
                       + "---\n# ExecRetrieval (test fixture)\n")
-    write_text_atomic(out / "SHA256SUMS", sha256sums(out))
+    write_text_atomic(out / "SHA256SUMS", render_sums(out))
     return out
 
 

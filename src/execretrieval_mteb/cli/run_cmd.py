@@ -17,7 +17,6 @@ table printed. Output folder layout::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import os
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ExecRetrievalError, UsageError
+from .options import add_data, add_output, add_workers
 
 if TYPE_CHECKING:
     from ..evaluation.leaderboard import LeaderboardRow
@@ -44,14 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "mteb knows (e.g. Qwen/Qwen3-Embedding-8B), or a local sentence-transformers directory. "
              "Default: all-MiniLM-L6-v2 and bm25.",
     )
-    parser.add_argument("--data", default=None, metavar="DIR|bundled|hub",
-                        help="dataset: 'bundled' (default, offline), 'hub', or a directory made by `execretrieval build` "
-                             "or an unpacked original release")
-    parser.add_argument("-o", "--output-folder", type=Path, default=DEFAULT_OUTPUT,
-                        help=f"where results go (default: ./{DEFAULT_OUTPUT})")
+    add_data(parser)
+    add_output(parser, DEFAULT_OUTPUT)
     parser.add_argument("--batch-size", type=int, default=32, help="encoding batch size (default 32)")
     parser.add_argument("--device", default=None, help="torch device for dense models (default: cuda if available, else cpu)")
-    parser.add_argument("--workers", type=int, default=None, help="oracle workers for pairs missing from the cache")
+    add_workers(parser)
 
 
 def _resolve_model(name: str, device: str | None) -> Any:
@@ -81,18 +78,6 @@ def _resolve_model(name: str, device: str | None) -> Any:
         reason = (str(exc).splitlines() or [""])[0]
         hint = f" (offline? the embedded default is '{SHORT_NAME}')" if name == MODEL_NAME else ""
         raise UsageError(f"cannot load model {name!r}: {type(exc).__name__}: {reason}{hint}") from None
-
-
-def _dataset_fingerprint(root: Path) -> str:
-    """sha256 over the study-schema files, so a leaderboard never mixes datasets."""
-    from ..dataset.io import CORPUS, EXECUTION_CACHE, QUERIES, data_dir
-
-    digest = hashlib.sha256()
-    base = data_dir(root)
-    for name in (QUERIES, CORPUS, EXECUTION_CACHE):
-        path = base / name
-        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b""))
-    return digest.hexdigest()
 
 
 def _evaluate_model(
@@ -129,7 +114,7 @@ def _evaluate_model(
         model_name=meta.name, model_revision=meta.revision, dataset=built, rankings=predictions.rankings,
         scores=scores, verdicts=verdicts, depth=CHECK_DEPTH,
     )
-    report["dataset"] = {"source": task.source.describe(), "fingerprint": fingerprint}
+    report["dataset"] = {"source": task.source.describe(), "fingerprint": fingerprint, "revision": task.metadata.revision}
     report["oracle_checked_pairs"] = sum(1 for v in verdicts.values() if v.source is VerdictSource.ORACLE)
     write_report(out / "evaluation" / f"{slug}.json", report)
     return report
@@ -165,8 +150,8 @@ def run(args: argparse.Namespace) -> int:
     ensure_registered()
     task = ExecRetrieval(data=args.data)
     task.load_data()
-    fingerprint = _dataset_fingerprint(task.built.root)
-    out: Path = args.output_folder
+    fingerprint = task.built.fingerprint
+    out: Path = args.output
     out.mkdir(parents=True, exist_ok=True)
     print(f"execretrieval run: {len(task.built.queries)} queries, {len(task.built.corpus)} snippets "
           f"({task.source.describe()}); results in {out}/", file=sys.stderr)

@@ -16,11 +16,11 @@ Execution goes through ``oracle.api.run_suites`` in one batched call.
 from __future__ import annotations
 
 import ast
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..dataset import manifest
 from ..dataset.io import BuiltDataset, load_dataset
 from ..dataset.schema import CorpusRecord, Label, QueryRecord
 from ..oracle import api as oracle_api
@@ -116,20 +116,17 @@ def _units(data: BuiltDataset) -> list[_Unit]:
 
 
 def _check_sums(root: Path, report: ValidationReport) -> None:
-    sums = root / "SHA256SUMS"
-    if not sums.is_file():
+    try:
+        entries = manifest.read_sums(root)
+    except manifest.ManifestError as exc:
+        report.record(CHECKSUMS, manifest.SUMS, [str(exc)])
         return
-    for number, line in enumerate(sums.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        digest, _, rel = line.partition("  ")
-        path = root / rel.strip()
-        if not path.is_file():
-            report.record(CHECKSUMS, rel, [f"SHA256SUMS line {number}: {rel} is missing"])
-        elif hashlib.sha256(path.read_bytes()).hexdigest() != digest.strip():
-            report.record(CHECKSUMS, rel, [f"SHA256SUMS line {number}: {rel} does not match its digest (file changed)"])
-        else:
-            report.record(CHECKSUMS, rel, [])
+    if entries is None:
+        return
+    bad = manifest.mismatches(root, entries)
+    for rel in sorted(entries):
+        problem = {"missing": f"{rel} is missing", "changed": f"{rel} does not match its digest (file changed)"}
+        report.record(CHECKSUMS, rel, [f"{manifest.SUMS}: {problem[bad[rel]]}"] if rel in bad else [])
 
 
 def validate_dataset(
@@ -137,7 +134,7 @@ def validate_dataset(
 ) -> ValidationReport:
     """Validate the dataset at ``root``; an unreadable dataset raises ``DatasetError``."""
     root = Path(root)
-    data = load_dataset(root)
+    data = load_dataset(root, verify=False)
     report = ValidationReport(root=root, queries=len(data.queries), snippets=len(data.corpus), executed=execute)
     _check_sums(root, report)
     units = _units(data)

@@ -13,14 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..dataset.io import CORPUS, DISTRACTORS, EXECUTION_CACHE, QUERIES, dumps_jsonl, sha256sums, write_text_atomic
+from ..dataset.io import CORPUS, DISTRACTORS, EXECUTION_CACHE, QUERIES, dumps_jsonl, write_text_atomic
+from ..dataset.manifest import SUMS, render_sums
 from ..dataset.schema import Label
 from ..errors import ExecRetrievalError
 from .ids import QueryIds
 from .mutation import Mutant
 from .task_files import AuthoredTask
 
-SUMS = "SHA256SUMS"
 HF_CONFIGS: tuple[tuple[str, str], ...] = (
     ("corpus", "corpus/test.jsonl"),
     ("queries", "queries/test.jsonl"),
@@ -148,7 +148,7 @@ def write_dataset(out_dir: Path, files: Mapping[str, str]) -> str:
     try:
         for rel in sorted(files):
             write_text_atomic(staging / rel, files[rel])
-        sums = sha256sums(staging)
+        sums = render_sums(staging)
         write_text_atomic(staging / SUMS, sums)
         if out_dir.exists():
             retired = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.old."))

@@ -2,12 +2,13 @@
 
 Loading accepts this project's layout and the original release's (``data/*.jsonl`` or the same
 files at the root). Every problem is a ``DatasetError`` naming the file, the line and the fix.
-Writing is atomic per file and deterministic (sorted keys, ``\\n`` line ends, UTF-8).
+Loading verifies the files it reads against ``SHA256SUMS`` (``manifest``) and records the
+dataset's fingerprint. Writing is atomic per file and deterministic (sorted keys, ``\\n`` line
+ends, UTF-8).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..errors import ExecRetrievalError
 from ..oracle.outcomes import TestOutcome
+from . import manifest
 from .schema import CorpusRecord, DistractorRecord, Label, QueryRecord
 
 QUERIES, CORPUS, DISTRACTORS, EXECUTION_CACHE = (
@@ -37,6 +39,8 @@ class BuiltDataset:
     corpus: tuple[CorpusRecord, ...]
     distractors: tuple[DistractorRecord, ...]
     execution_cache: Mapping[CacheKey, tuple[TestOutcome, ...]]
+    fingerprint: str = ""
+    """sha256 of the dataset's ``SHA256SUMS`` (see ``manifest``): which dataset, exactly."""
 
 
 def data_dir(root: Path) -> Path:
@@ -131,12 +135,26 @@ def _cache_outcomes(obj: dict[str, Any], where: str) -> tuple[TestOutcome, ...]:
     raise DatasetError(f"{where}: missing field 'test_results' (the per-test outcome list)")
 
 
-def load_dataset(root: Path | str) -> BuiltDataset:
-    """Load a built dataset (ours or the original release); the execution cache is optional."""
+def study_files(root: Path) -> list[Path]:
+    """The study-schema files the loader reads from ``root`` (those present)."""
+    base = data_dir(root)
+    return [base / name for name in (QUERIES, CORPUS, DISTRACTORS, EXECUTION_CACHE) if (base / name).is_file()]
+
+
+def load_dataset(root: Path | str, *, verify: bool = True) -> BuiltDataset:
+    """Load a built dataset (ours or the original release); the execution cache is optional.
+
+    With ``verify`` (the default) every file read must match ``SHA256SUMS`` when the dataset has
+    one (``manifest.ManifestError`` otherwise); ``execretrieval validate`` passes False and
+    reports checksum failures itself.
+    """
     root = Path(root)
     if not root.is_dir():
         raise DatasetError(f"{root}: not a directory; pass a dataset made by `execretrieval build`")
     base = data_dir(root)
+    read = study_files(root)
+    if verify:
+        manifest.verify(root, read)
     queries = tuple(_query(o, f"{base / QUERIES}:{n}") for n, o in read_jsonl(base / QUERIES))
     corpus = tuple(_corpus(o, f"{base / CORPUS}:{n}") for n, o in read_jsonl(base / CORPUS))
     distractors: tuple[DistractorRecord, ...] = ()
@@ -154,7 +172,10 @@ def load_dataset(root: Path | str) -> BuiltDataset:
         missing = [cid for cid in q.correct_corpus_ids if cid not in known]
         if missing:
             raise DatasetError(f"{base / QUERIES}: query {q.query_id} names correct ids {missing} absent from {CORPUS}")
-    return BuiltDataset(root=root, queries=queries, corpus=corpus, distractors=distractors, execution_cache=cache)
+    return BuiltDataset(
+        root=root, queries=queries, corpus=corpus, distractors=distractors, execution_cache=cache,
+        fingerprint=manifest.fingerprint(root, read),
+    )
 
 
 def dumps_jsonl(rows: Iterable[Mapping[str, Any]]) -> str:
@@ -174,12 +195,3 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def sha256sums(root: Path) -> str:
-    """``SHA256SUMS`` text over every file below root except itself, sorted by relative path."""
-    lines = []
-    for path in sorted(p for p in Path(root).rglob("*") if p.is_file() and p.name != "SHA256SUMS"):
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        lines.append(f"{digest}  {path.relative_to(root).as_posix()}\n")
-    return "".join(lines)

@@ -15,6 +15,10 @@ They are computed from the dataset's execution cache: no code runs inside mteb's
 missing from the cache counts as failing, which is sound because the build's cross-canonical
 sweep proved that no snippet defines another query's target function
 (see ``evaluation.verdicts``).
+
+Each instance files its results under the ``dataset_revision`` of the data it reads (the
+release's Hub commit for the official data, ``local-<fingerprint>`` otherwise; see ``release``),
+decided when the task is created because mteb looks up cached results before loading data.
 """
 
 from __future__ import annotations
@@ -25,16 +29,18 @@ from typing import Any
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 from mteb.abstasks.task_metadata import TaskMetadata
 
-from ..dataset.io import BuiltDataset
+from ..dataset import manifest
+from ..dataset.io import BuiltDataset, DatasetError, study_files
 from ..evaluation.metric_names import K_VALUES, MAIN_SCORE
 from ..evaluation.ranking import Ranking
 from ..evaluation.scoring import score_rankings
 from ..evaluation.verdicts import passing_from_cache
-from .data_source import SPLIT, DataSource, load_source, resolve_source
+from .data_source import SPLIT, DataSource, SourceKind, load_source, resolve_source
 from .registration import complete_pending
+from .release import UNRELEASED, dataset_revision, pinned_release
 
-HUB_REPO = "execretrieval/ExecRetrieval"
-HUB_REVISION = "v0.1.0"  # the release tag the Hub upload creates; bump with every data release
+HUB_REPO = pinned_release().repo_id
+HUB_REVISION = pinned_release().revision or UNRELEASED
 
 QUERY_PROMPT = (
     "Given a description of a Python function, retrieve a code snippet that implements it correctly"
@@ -88,24 +94,41 @@ class ExecRetrieval(AbsTaskRetrieval):
 
     def __init__(self, data: str | Path | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._data_spec = data
-        self.source: DataSource | None = None
+        self.source: DataSource = resolve_source(data)
+        self.fingerprint: str | None = _source_fingerprint(self.source)
+        """sha256 of the data's ``SHA256SUMS`` (None for the Hub until loaded, or unreadable data)."""
+        self.metadata = self.metadata.model_copy(
+            update={"dataset": {"path": HUB_REPO, "revision": self._revision()}}, deep=True
+        )
         self.built: BuiltDataset | None = None
         self._passing: dict[str, frozenset[str]] = {}
+
+    def _revision(self) -> str:
+        if self.source.kind is SourceKind.HUB or self.fingerprint is None:
+            return HUB_REVISION
+        return dataset_revision(self.fingerprint)
 
     def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
         """Load MTEB's split and the study-schema dataset it joins to; the cache is indexed once here."""
         if self.data_loaded:
             return
-        self.source = resolve_source(self._data_spec)
+        if self.source.kind is SourceKind.HUB and pinned_release().revision is None:
+            raise DatasetError(
+                f"no official release of {HUB_REPO} is pinned yet (mteb_task/release.json); use the bundled data "
+                "(the default) or a directory made by `execretrieval build`"
+            )
         split, built = load_source(self.source, HUB_REPO, HUB_REVISION, num_proc)
+        if self.fingerprint is not None and built.fingerprint != self.fingerprint:
+            raise DatasetError(f"{built.root}: the dataset changed while the task was running; run again")
         self.dataset = {"default": {SPLIT: split}}
         self.built = built
         self._passing = passing_from_cache(built)
         self.data_loaded = True
 
     def unload_data(self) -> None:
+        own = self.metadata  # mteb's unload drops instance metadata; ours names the data's revision, keep it
         super().unload_data()
+        self.metadata = own
         self.built = None
         self._passing = {}
 
@@ -122,6 +145,16 @@ class ExecRetrieval(AbsTaskRetrieval):
         relevant = {qid: frozenset(cid for cid, rel in docs.items() if rel > 0) for qid, docs in qrels.items()}
         per_query = score_rankings(qrels.keys(), rankings, self._passing, relevant, K_VALUES)
         return per_query.means()
+
+
+def _source_fingerprint(source: DataSource) -> str | None:
+    """The fingerprint of a local source, cheaply (the hash of its ``SHA256SUMS``), or None."""
+    if source.path is None:
+        return None
+    try:
+        return manifest.fingerprint(source.path, study_files(source.path))
+    except (DatasetError, OSError):
+        return None  # unreadable: load_data reports the problem
 
 
 # If importing this module is what imported mteb, the start-up hook deferred the registration until now.
