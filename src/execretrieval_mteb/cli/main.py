@@ -16,6 +16,9 @@ from ..errors import ExecRetrievalError
 
 SUBCOMMANDS: dict[str, str] = {
     "run": "execretrieval_mteb.cli.run_cmd",
+    "evaluate": "execretrieval_mteb.cli.evaluate_cmd",
+    "rescore": "execretrieval_mteb.cli.rescore_cmd",
+    "report": "execretrieval_mteb.cli.report_cmd",
     "build": "execretrieval_mteb.cli.build_cmd",
     "validate": "execretrieval_mteb.cli.validate_cmd",
     "oracle": "execretrieval_mteb.cli.oracle_cmd",

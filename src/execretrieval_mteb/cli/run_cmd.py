@@ -1,40 +1,31 @@
-"""``execretrieval run``: evaluate models on ExecRetrieval through mteb, then check the top 10 by execution.
+"""``execretrieval run``: encode models on ExecRetrieval with mteb, then evaluate them by execution.
 
 With no ``-m`` it runs, fully offline, the embedded all-MiniLM-L6-v2 and the code-aware BM25 on the
-bundled dataset. For each model: mteb evaluates the ``ExecRetrieval`` task (MTEB result JSON with
-exec@k from the execution cache, per-query predictions); then every snippet that can appear in a
-query's top 10 (whole tie groups) is checked, from the dataset's execution cache first and through
-the oracle for pairs the cache lacks; the per-query report and the leaderboard are written and the
-table printed. Output folder layout::
-
-    OUT/leaderboard.md, OUT/leaderboard.json        every model evaluated into OUT on this dataset
-    OUT/mteb/results/<org__model>/<revision>/ExecRetrieval.json   MTEB's result files
-    OUT/predictions/<org__model>/ExecRetrieval_predictions.json   per-query scores (MTEB format)
-    OUT/evaluation/<org__model>.json                per-query metrics and top 10 with test outcomes
-    OUT/oracle-cache.sqlite                         the oracle's verdicts for pairs the dataset's cache lacks
+bundled dataset. Every ``-m`` is resolved first (a typo fails before anything is encoded). Then,
+per model: mteb evaluates the ``ExecRetrieval`` task (MTEB result file, predictions, frozen
+embeddings), and the same step as ``execretrieval evaluate`` checks the top k by execution and
+writes the evaluation file. A model that fails is reported and the others go on; the leaderboard
+holds every model that finished. A model already evaluated into the folder on this dataset, with
+the same revision and prompts, is reused unless ``--overwrite``. Layout: ``evaluation.results_folder``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..errors import ExecRetrievalError, UsageError
-from .options import add_data, add_output, add_workers
+from ..errors import ExecRetrievalError
+from .finish import add_finish_arguments, print_finished
+from .options import add_data, add_output, add_workers, positive_int
 
 if TYPE_CHECKING:
-    from ..evaluation.leaderboard import LeaderboardRow
-    from ..mteb_task.task import ExecRetrieval
+    from ..evaluation.results_folder import ResultsFolder
 
-HELP = "Evaluate models on ExecRetrieval (default: embedded all-MiniLM-L6-v2 and BM25, offline) and print the leaderboard."
+HELP = "Encode models with mteb, check their top 10 by execution, and print the leaderboard (default: MiniLM and BM25, offline)."
 DEFAULT_OUTPUT = Path("execretrieval-results")
-BM25_NAME = "bm25"
-CHECK_DEPTH = 10
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,127 +37,72 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_data(parser)
     add_output(parser, DEFAULT_OUTPUT)
-    parser.add_argument("--batch-size", type=int, default=32, help="encoding batch size (default 32)")
+    parser.add_argument("--batch-size", type=positive_int, default=32, help="encoding batch size (default 32)")
     parser.add_argument("--device", default=None, help="torch device for dense models (default: cuda if available, else cpu)")
+    parser.add_argument("--overwrite", action="store_true", help="re-encode models already evaluated into the folder")
     add_workers(parser)
-
-
-def _resolve_model(name: str, device: str | None) -> Any:
-    """An mteb-ready model for ``-m NAME``: bm25, the embedded default, a local directory, or mteb's registry."""
-    from ..mteb_task.bm25 import CodeBM25Search
-    from ..mteb_task.default_model import MODEL_NAME, SHORT_NAME, load_default_model
-
-    if name.lower() == BM25_NAME:
-        return CodeBM25Search()
-    if name == SHORT_NAME:
-        return load_default_model(device)
-    path = Path(name).expanduser()
-    if path.is_dir():
-        from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
-        from sentence_transformers import SentenceTransformer
-
-        model = SentenceTransformer(str(path), device=device, local_files_only=True)
-        wrapper = SentenceTransformerEncoderWrapper(model)
-        name_update = {"name": f"local/{path.resolve().name}", "revision": "local"}
-        wrapper.mteb_model_meta = wrapper.mteb_model_meta.model_copy(update=name_update)
-        return wrapper
-    import mteb
-
-    try:
-        return mteb.get_model(name, device=device)
-    except Exception as exc:  # noqa: BLE001 - any loading failure is a user-fixable model choice
-        reason = (str(exc).splitlines() or [""])[0]
-        hint = f" (offline? the embedded default is '{SHORT_NAME}')" if name == MODEL_NAME else ""
-        raise UsageError(f"cannot load model {name!r}: {type(exc).__name__}: {reason}{hint}") from None
-
-
-def _evaluate_model(
-    model: Any, task: ExecRetrieval, out: Path, batch_size: int, workers: int | None, fingerprint: str
-) -> dict[str, Any]:
-    """mteb evaluation (results + predictions), then the execution check of the top 10 and the report."""
-    import mteb
-
-    from ..evaluation.predictions import read_predictions
-    from ..evaluation.report import build_report, write_report
-    from ..evaluation.scoring import score_rankings
-    from ..evaluation.verdicts import VerdictSource, check_pairs, passing_from_verdicts
-
-    meta = model.mteb_model_meta
-    slug = meta.model_name_as_path()
-    prediction_folder = out / "predictions" / slug
-    mteb.evaluate(
-        model,
-        task,
-        cache=mteb.ResultCache(out / "mteb"),
-        prediction_folder=prediction_folder,
-        overwrite_strategy="always",
-        encode_kwargs={"batch_size": batch_size, "show_progress_bar": True},
-        co2_tracker=False,
-    )
-    predictions = read_predictions(prediction_folder / task.prediction_file_name)
-    built = task.built
-    pairs = [(qid, cid) for qid, ranking in predictions.rankings.items() for cid in ranking.candidates(CHECK_DEPTH)]
-    verdicts = check_pairs(built, pairs, workers=workers, progress=True, oracle_cache=out / "oracle-cache.sqlite")
-    query_ids = [q.query_id for q in built.queries]
-    relevant = {q.query_id: frozenset(q.correct_corpus_ids) for q in built.queries}
-    scores = score_rankings(query_ids, predictions.rankings, passing_from_verdicts(query_ids, verdicts), relevant)
-    report = build_report(
-        model_name=meta.name, model_revision=meta.revision, dataset=built, rankings=predictions.rankings,
-        scores=scores, verdicts=verdicts, depth=CHECK_DEPTH,
-    )
-    report["dataset"] = {"source": task.source.describe(), "fingerprint": fingerprint, "revision": task.metadata.revision}
-    report["oracle_checked_pairs"] = sum(1 for v in verdicts.values() if v.source is VerdictSource.ORACLE)
-    write_report(out / "evaluation" / f"{slug}.json", report)
-    return report
-
-
-def _leaderboard_rows(out: Path, fingerprint: str) -> list[LeaderboardRow]:
-    """Every model evaluated into ``out`` on this very dataset (earlier runs included)."""
-    from ..evaluation.leaderboard import LeaderboardRow
-
-    rows = []
-    for path in sorted((out / "evaluation").glob("*.json")):
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            continue
-        if (report.get("dataset") or {}).get("fingerprint") != fingerprint:
-            continue
-        rows.append(LeaderboardRow(report["model"], report.get("revision"), report["n_queries"], report["metrics"]))
-    return rows
+    add_finish_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    logging.getLogger("mteb").setLevel(logging.WARNING)
-    from ..evaluation.leaderboard import format_table, write_leaderboard
+    from ..evaluation.outputs import write_evaluation
+    from ..evaluation.pipeline import evaluate_predictions
+    from ..evaluation.results_folder import ResultsFolder, model_slug
     from ..mteb_task.default_model import SHORT_NAME
+    from ..mteb_task.encode import encode, identity_of
+    from ..mteb_task.models import BM25_NAME, load, resolve
     from ..mteb_task.registration import ensure_registered
     from ..mteb_task.task import ExecRetrieval
 
-    names = args.models or [SHORT_NAME, BM25_NAME]
-    if args.batch_size < 1:
-        raise UsageError(f"--batch-size must be positive, got {args.batch_size}")
+    specs = [resolve(name) for name in (args.models or [SHORT_NAME, BM25_NAME])]
     ensure_registered()
     task = ExecRetrieval(data=args.data)
     task.load_data()
-    fingerprint = task.built.fingerprint
-    out: Path = args.output
-    out.mkdir(parents=True, exist_ok=True)
-    print(f"execretrieval run: {len(task.built.queries)} queries, {len(task.built.corpus)} snippets "
-          f"({task.source.describe()}); results in {out}/", file=sys.stderr)
-    for index, name in enumerate(names, 1):
-        print(f"[{index}/{len(names)}] {name}", file=sys.stderr)
-        model = _resolve_model(name, args.device)
-        report = _evaluate_model(model, task, out, args.batch_size, args.workers, fingerprint)
-        if report["oracle_checked_pairs"]:
-            print(f"  {report['oracle_checked_pairs']} top-10 pairs were not in the execution cache; ran them through the oracle",
-                  file=sys.stderr)
-    rows = _leaderboard_rows(out, fingerprint)
-    if not rows:
-        raise ExecRetrievalError(f"{out}/evaluation: no results for this dataset were written")
-    write_leaderboard(out, rows)
-    print(format_table(rows), end="")
-    print(f"\nleaderboard: {out / 'leaderboard.md'}; per-query results: {out / 'evaluation'}/; "
-          f"MTEB results: {out / 'mteb' / 'results'}/", file=sys.stderr)
-    return 0
+    dataset = task.built
+    assert dataset is not None
+    folder = ResultsFolder(args.output)
+    say = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    say(f"execretrieval run: {len(dataset.queries)} queries, {len(dataset.corpus)} snippets "
+        f"({task.source.describe()}, revision {task.metadata.revision}); results in {folder.root}/")
+    failures: list[str] = []
+    for index, spec in enumerate(specs, 1):
+        say(f"[{index}/{len(specs)}] {spec.name}")
+        slug = model_slug(spec.model_name)
+        try:
+            if not args.overwrite and _reusable(folder, slug, spec.revision, dataset.fingerprint):
+                say(f"  already evaluated on this dataset: reusing {folder.evaluation(slug)} (--overwrite re-encodes)")
+                continue
+            model = load(spec, args.device)
+            encoded = encode(model, task, folder, batch_size=args.batch_size, progress=not args.quiet)
+            evaluation = evaluate_predictions(
+                folder.predictions(encoded.slug), dataset, identity_of(model),
+                workers=args.workers, progress=not args.quiet, oracle_cache=folder.oracle_cache,
+            )
+            write_evaluation(folder, evaluation, dataset)
+            say("  verdicts: " + ", ".join(f"{n} {s.value}" for s, n in evaluation.checked.counts().items() if n))
+        except ExecRetrievalError as exc:
+            failures.append(f"{spec.name}: {exc}")
+            say(f"  failed: {exc}")
+        except KeyboardInterrupt:
+            raise
+    if len(failures) == len(specs):
+        raise ExecRetrievalError(f"no model finished ({failures[0]})")
+    print_finished(folder, dataset, args)
+    for failure in failures:
+        print(f"execretrieval run: error: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _reusable(folder: ResultsFolder, slug: str, revision: str | None, fingerprint: str) -> bool:
+    """A finished evaluation of this model revision on this very dataset is already in the folder."""
+    from ..evaluation.report import read_report
+
+    path = folder.evaluation(slug)
+    if not path.is_file() or not folder.predictions(slug).is_file():
+        return False
+    try:
+        report = read_report(path)
+    except ExecRetrievalError:
+        return False
+    return report.dataset_fingerprint == fingerprint and report.model.revision == revision

@@ -4,7 +4,7 @@ Every built dataset (and the original release) carries ``SHA256SUMS``: one ``<sh
 line per file, sorted by path, in ``sha256sum``'s format (so ``sha256sum -c SHA256SUMS`` works).
 The **fingerprint** of a dataset is the sha256 of that file's bytes: it changes when any byte of
 any listed file changes, so it names exactly one dataset. Results record it, and mteb's
-``dataset_revision`` is derived from it (see ``mteb_task.release``), so results computed on a
+``dataset_revision`` is derived from it (see ``dataset.release``), so results computed on a
 subset, a rebuild or the official release can never be mixed.
 
 A directory without ``SHA256SUMS`` (a hand-made dataset) cannot be verified; its fingerprint is

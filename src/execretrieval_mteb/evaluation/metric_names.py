@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 
 K_VALUES: tuple[int, ...] = (1, 3, 5, 10)
+DEPTH: int = max(K_VALUES)
+"""How deep each ranking is checked by execution: the deepest k any metric reads."""
 
 
 class Metric(enum.Enum):

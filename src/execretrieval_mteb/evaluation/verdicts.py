@@ -1,36 +1,49 @@
-"""Which (query, snippet) pairs pass all of the query's tests: the execution cache first, then the oracle.
+"""Which (query, snippet) pairs pass all of the query's tests, and how each verdict was reached.
 
-The dataset's ``execution_cache.jsonl`` holds per-test outcomes keyed by (code sha256, tests
-sha256). Inside MTEB's process nothing is executed: a pair absent from the cache counts as
-failing. That is sound only because the build's cross-canonical sweep ran every snippet that
-defines another query's target function against that query's tests and found none passing, so
-every pair missing from the cache is a snippet that does not even define the target. The
-``execretrieval run`` command does not rely on that argument for the top k: it checks every
-candidate pair, running the ones missing from the cache through the oracle.
+In order, cheapest first:
+
+1. the dataset's ``execution_cache.jsonl`` (per-test outcomes keyed by code and tests sha256);
+2. a static proof that the snippet never binds the function the tests call (``static_proof``):
+   almost every pair in a model's top k is a snippet of another task, and this decides it as
+   failing without running it;
+3. the oracle's local cache (``oracle-cache.sqlite`` in the results folder), then the sandboxed
+   oracle itself for whatever is left.
+
+Inside MTEB's process only step 1 is available; a pair absent from the cache counts as failing
+there, which the build's cross-canonical sweep makes sound (see ``mteb_task.task``). A pair the
+oracle could not judge (an infrastructure error, after its retry) is ``NOT_JUDGED``: it counts as
+not passing, is never cached, and is reported.
 """
 
 from __future__ import annotations
 
 import enum
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..dataset.io import BuiltDataset
 from ..errors import ExecRetrievalError
-from ..oracle.api import run_suites
+from ..oracle.api import Oracle
 from ..oracle.outcomes import Suite, TestOutcome, code_sha256, tests_sha256
+from .static_proof import proves_unbound
 
 
 class VerdictSource(enum.Enum):
-    CACHE = "cache"
+    DATASET_CACHE = "dataset_cache"
+    STATIC_UNBOUND = "static_unbound"
+    LOCAL_CACHE = "local_cache"
     ORACLE = "oracle"
+    NOT_JUDGED = "not_judged"
 
 
 @dataclass(frozen=True)
 class PairVerdict:
-    """Per-test outcomes of one snippet against one query's tests, and where they came from."""
+    """Per-test outcomes of one snippet against one query's tests, and where they came from.
+
+    A ``STATIC_UNBOUND`` or ``NOT_JUDGED`` verdict has no outcomes and does not pass.
+    """
 
     outcomes: tuple[TestOutcome, ...]
     source: VerdictSource
@@ -41,6 +54,18 @@ class PairVerdict:
 
 
 Pair = tuple[str, str]  # (query_id, corpus_id)
+_STATIC = PairVerdict((), VerdictSource.STATIC_UNBOUND)
+
+
+@dataclass(frozen=True)
+class CheckedPairs:
+    """Every requested pair's verdict, and how many distinct pairs each source decided."""
+
+    verdicts: Mapping[Pair, PairVerdict]
+
+    def counts(self) -> dict[VerdictSource, int]:
+        tally = Counter(v.source for v in self.verdicts.values())
+        return {source: tally.get(source, 0) for source in VerdictSource}
 
 
 def passing_from_cache(dataset: BuiltDataset) -> dict[str, frozenset[str]]:
@@ -66,11 +91,13 @@ def check_pairs(
     workers: int | None = None,
     progress: bool = False,
     oracle_cache: Path | None = None,
-) -> dict[Pair, PairVerdict]:
-    """Verdict of every pair: from the dataset's cache when present, otherwise from the oracle
-    (once per distinct suite; the oracle's own persistent cache at ``oracle_cache`` makes reruns free)."""
+) -> CheckedPairs:
+    """The verdict of every pair: dataset cache, static proof, local cache, then the oracle
+    (once per distinct suite)."""
     code = {c.corpus_id: c.code for c in dataset.corpus}
     tests = {q.query_id: q.test_suite for q in dataset.queries}
+    code_keys = {cid: code_sha256(text) for cid, text in code.items()}
+    test_keys = {qid: tests_sha256(suite) for qid, suite in tests.items()}
     verdicts: dict[Pair, PairVerdict] = {}
     missing: dict[tuple[str, str], list[Pair]] = defaultdict(list)
     suites: dict[tuple[str, str], Suite] = {}
@@ -78,25 +105,31 @@ def check_pairs(
         qid, cid = pair
         if qid not in tests or cid not in code:
             raise ExecRetrievalError(f"prediction names query {qid!r} / snippet {cid!r}, absent from {dataset.root}")
-        key = (code_sha256(code[cid]), tests_sha256(tests[qid]))
+        key = (code_keys[cid], test_keys[qid])
         cached = dataset.execution_cache.get(key)
         if cached is not None:
-            verdicts[pair] = PairVerdict(cached, VerdictSource.CACHE)
+            verdicts[pair] = PairVerdict(cached, VerdictSource.DATASET_CACHE)
+        elif proves_unbound(code[cid], tests[qid]):
+            verdicts[pair] = _STATIC
         else:
             missing[key].append(pair)
             suites.setdefault(key, Suite(code[cid], tuple(tests[qid])))
     if suites:
         keys = list(suites)
-        results = run_suites([suites[k] for k in keys], workers=workers, progress=progress, cache=oracle_cache)
+        with Oracle(workers=workers, cache=oracle_cache) as oracle:
+            hits: Collection[tuple[str, str]] = ()
+            if oracle.cache is not None:  # which verdicts the local cache already holds, for the report
+                hits = oracle.cache.get_many(keys, oracle.salt, at_least=oracle.protections).keys()
+            results = oracle.run([suites[k] for k in keys], progress=progress)
         for key, result in zip(keys, results, strict=True):
             if result.infra_error is not None:
-                raise ExecRetrievalError(
-                    f"the oracle could not run a suite ({result.infra_error}); fix the sandbox "
-                    "(`execretrieval oracle selfcheck`) and rerun"
-                )
+                verdict = PairVerdict((), VerdictSource.NOT_JUDGED)
+            else:
+                source = VerdictSource.LOCAL_CACHE if key in hits else VerdictSource.ORACLE
+                verdict = PairVerdict(result.outcomes, source)
             for pair in missing[key]:
-                verdicts[pair] = PairVerdict(result.outcomes, VerdictSource.ORACLE)
-    return verdicts
+                verdicts[pair] = verdict
+    return CheckedPairs(verdicts)
 
 
 def passing_from_verdicts(query_ids: Iterable[str], verdicts: Mapping[Pair, PairVerdict]) -> dict[str, frozenset[str]]:

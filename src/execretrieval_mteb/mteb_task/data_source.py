@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..dataset.bundled import BUNDLED_DATASET_DIR
 from ..dataset.io import BuiltDataset, DatasetError, load_dataset
+from ..dataset.manifest import SUMS
 
 if TYPE_CHECKING:
     from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
@@ -54,8 +55,9 @@ def resolve_source(spec: str | os.PathLike[str] | None = None) -> DataSource:
     return DataSource(SourceKind.LOCAL, Path(text).expanduser())
 
 
-def load_built(source: DataSource, hub_repo: str, hub_revision: str) -> BuiltDataset:
-    """The study-schema dataset (queries with tests, corpus, execution cache) of a source."""
+def load_built(source: DataSource, hub_repo: str, hub_revision: str | None) -> BuiltDataset:
+    """The study-schema dataset (queries with tests, corpus, execution cache) of a source, verified
+    against its ``SHA256SUMS``; ``hub_revision`` None means no release is pinned yet."""
     if source.kind is SourceKind.BUNDLED:
         assert source.path is not None
         if not source.path.is_dir():
@@ -68,10 +70,25 @@ def load_built(source: DataSource, hub_repo: str, hub_revision: str) -> BuiltDat
     if source.kind is SourceKind.LOCAL:
         assert source.path is not None
         return load_dataset(source.path)
+    if hub_revision is None:
+        raise DatasetError(
+            f"no official release of {hub_repo} is pinned yet (dataset/release.json); use the bundled data "
+            "(the default) or a directory made by `execretrieval build`"
+        )
     from huggingface_hub import snapshot_download
 
-    local = snapshot_download(hub_repo, repo_type="dataset", revision=hub_revision, allow_patterns=["data/*"])
+    local = snapshot_download(
+        hub_repo, repo_type="dataset", revision=hub_revision, allow_patterns=["data/*", SUMS]
+    )
     return load_dataset(Path(local))
+
+
+def load_built_source(spec: str | os.PathLike[str] | None = None) -> BuiltDataset:
+    """The study-schema dataset ``--data`` names (bundled, hub, or a directory), verified."""
+    from ..dataset.release import pinned_release
+
+    release = pinned_release()
+    return load_built(resolve_source(spec), release.repo_id, release.revision)
 
 
 def split_from_built(built: BuiltDataset) -> RetrievalSplitData:
@@ -101,10 +118,11 @@ def split_from_hub(hub_repo: str, hub_revision: str, built: BuiltDataset, num_pr
 
 
 def load_source(
-    source: DataSource, hub_repo: str, hub_revision: str, num_proc: int | None = None
+    source: DataSource, hub_repo: str, hub_revision: str | None, num_proc: int | None = None
 ) -> tuple[RetrievalSplitData, BuiltDataset]:
     """Both views of one source: MTEB's split and the study-schema dataset it joins back to."""
     built = load_built(source, hub_repo, hub_revision)
     if source.kind is SourceKind.HUB:
+        assert hub_revision is not None
         return split_from_hub(hub_repo, hub_revision, built, num_proc), built
     return split_from_built(built), built

@@ -17,7 +17,7 @@ sweep proved that no snippet defines another query's target function
 (see ``evaluation.verdicts``).
 
 Each instance files its results under the ``dataset_revision`` of the data it reads (the
-release's Hub commit for the official data, ``local-<fingerprint>`` otherwise; see ``release``),
+release's Hub commit for the official data, ``local-<fingerprint>`` otherwise; see ``dataset.release``),
 decided when the task is created because mteb looks up cached results before loading data.
 """
 
@@ -37,7 +37,7 @@ from ..evaluation.scoring import score_rankings
 from ..evaluation.verdicts import passing_from_cache
 from .data_source import SPLIT, DataSource, SourceKind, load_source, resolve_source
 from .registration import complete_pending
-from .release import UNRELEASED, dataset_revision, pinned_release
+from ..dataset.release import UNRELEASED, dataset_revision, pinned_release
 
 HUB_REPO = pinned_release().repo_id
 HUB_REVISION = pinned_release().revision or UNRELEASED
@@ -112,14 +112,10 @@ class ExecRetrieval(AbsTaskRetrieval):
         """Load MTEB's split and the study-schema dataset it joins to; the cache is indexed once here."""
         if self.data_loaded:
             return
-        if self.source.kind is SourceKind.HUB and pinned_release().revision is None:
-            raise DatasetError(
-                f"no official release of {HUB_REPO} is pinned yet (mteb_task/release.json); use the bundled data "
-                "(the default) or a directory made by `execretrieval build`"
-            )
-        split, built = load_source(self.source, HUB_REPO, HUB_REVISION, num_proc)
+        split, built = load_source(self.source, HUB_REPO, pinned_release().revision, num_proc)
         if self.fingerprint is not None and built.fingerprint != self.fingerprint:
             raise DatasetError(f"{built.root}: the dataset changed while the task was running; run again")
+        self.fingerprint = built.fingerprint
         self.dataset = {"default": {SPLIT: split}}
         self.built = built
         self._passing = passing_from_cache(built)

@@ -1,0 +1,51 @@
+"""``execretrieval evaluate PRED [PRED ...]``: score saved MTEB predictions by execution.
+
+Takes the ``ExecRetrieval_predictions.json`` files that ``mteb run -t ExecRetrieval -m MODEL
+--prediction-folder P`` writes (on any machine), refuses any that does not join the dataset id
+for id, checks each query's top k (cache, static proof, then the sandboxed oracle), and writes
+exactly what ``execretrieval run`` writes into the results folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .finish import add_finish_arguments, print_finished
+from .options import add_data, add_output, add_workers
+
+HELP = "Score MTEB predictions files (from `mteb run --prediction-folder`) by execution and update the leaderboard."
+DEFAULT_OUTPUT = Path("execretrieval-results")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("predictions", nargs="+", type=Path, metavar="PRED",
+                        help="an ExecRetrieval_predictions.json, or a folder holding one")
+    add_data(parser)
+    add_output(parser, DEFAULT_OUTPUT)
+    add_workers(parser)
+    add_finish_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluation.outputs import write_evaluation
+    from ..evaluation.pipeline import evaluate_predictions
+    from ..evaluation.results_folder import PREDICTIONS_FILE, ResultsFolder
+    from ..mteb_task.data_source import load_built_source
+
+    dataset = load_built_source(args.data)
+    folder = ResultsFolder(args.output)
+    paths = [p / PREDICTIONS_FILE if p.is_dir() else p for p in args.predictions]
+    evaluations = [
+        evaluate_predictions(path, dataset, workers=args.workers, progress=not args.quiet,
+                             oracle_cache=folder.oracle_cache)
+        for path in paths
+    ]  # every file is checked before anything is written
+    for path, evaluation in zip(paths, evaluations):
+        written = write_evaluation(folder, evaluation, dataset)
+        if not args.quiet:
+            counts = ", ".join(f"{n} {s.value}" for s, n in evaluation.checked.counts().items() if n)
+            print(f"{path}: {evaluation.report.model.name} -> {written} ({counts})", file=sys.stderr)
+    print_finished(folder, dataset, args)
+    return 0

@@ -1,0 +1,62 @@
+"""The layout of a results folder (``execretrieval-results/`` by default): one owner for every path.
+
+    leaderboard.md, leaderboard.json                 every model evaluated into the folder on this dataset
+    mteb/results/<org__model>/<revision>/ExecRetrieval.json   MTEB's own result files
+    predictions/<org__model>/ExecRetrieval_predictions.json   per-query scores (MTEB's format)
+    predictions/<org__model>/dataset.json            which dataset those predictions were computed on
+    embeddings/<org__model>.npz                      frozen query and corpus embeddings (dense models)
+    evaluation/<org__model>.json                     per-query metrics and top k with each test's outcome
+    analysis/                                        intervals, paired tests, analyses, report.md, figures
+    oracle-cache.sqlite                              the oracle's verdicts for pairs the dataset's cache lacks
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+PREDICTIONS_FILE = "ExecRetrieval_predictions.json"
+
+
+def model_slug(name: str) -> str:
+    """mteb's folder name for a model: ``org/name`` -> ``org__name``."""
+    return name.replace("/", "__").replace(" ", "_")
+
+
+@dataclass(frozen=True)
+class ResultsFolder:
+    root: Path
+
+    @property
+    def mteb_cache(self) -> Path:
+        return self.root / "mteb"
+
+    @property
+    def oracle_cache(self) -> Path:
+        return self.root / "oracle-cache.sqlite"
+
+    @property
+    def leaderboard(self) -> Path:
+        return self.root / "leaderboard.md"
+
+    @property
+    def analysis(self) -> Path:
+        return self.root / "analysis"
+
+    def predictions_dir(self, slug: str) -> Path:
+        return self.root / "predictions" / slug
+
+    def predictions(self, slug: str) -> Path:
+        return self.predictions_dir(slug) / PREDICTIONS_FILE
+
+    def prediction_dataset(self, slug: str) -> Path:
+        return self.predictions_dir(slug) / "dataset.json"
+
+    def embeddings(self, slug: str) -> Path:
+        return self.root / "embeddings" / f"{slug}.npz"
+
+    def evaluation(self, slug: str) -> Path:
+        return self.root / "evaluation" / f"{slug}.json"
+
+    def evaluations(self) -> list[Path]:
+        return sorted((self.root / "evaluation").glob("*.json"))

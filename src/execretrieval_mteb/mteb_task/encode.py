@@ -1,0 +1,100 @@
+"""Encoding a model on ExecRetrieval through mteb: MTEB's result file, its predictions, frozen embeddings.
+
+mteb does the encoding and the search exactly as for any MTEB task (its result JSON gets exec@k
+from the task's metric hook, its predictions file every query's top 100). A dense model runs
+behind ``RecordingEncoder``, which keeps what mteb's own ``encode`` calls return, with the ids of
+the rows mteb encoded, so the embeddings are saved without a second encoding pass.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..dataset.io import write_text_atomic
+from ..evaluation.frozen import FrozenEmbeddings, save_frozen
+from ..evaluation.model_report import ModelIdentity
+from ..evaluation.results_folder import ResultsFolder, model_slug
+from .task import ExecRetrieval
+
+
+class RecordingEncoder:
+    """An mteb encoder that delegates everything and records each ``encode`` call's rows and ids."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self.recorded: dict[str, tuple[list[str], list[np.ndarray]]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def encode(self, inputs: Any, **kwargs: Any) -> Any:
+        out = self._model.encode(inputs, **kwargs)
+        prompt = kwargs.get("prompt_type")
+        key = getattr(prompt, "value", str(prompt))
+        ids, parts = self.recorded.setdefault(key, ([], []))
+        ids.extend(str(i) for i in inputs.dataset["id"])
+        array = out.detach().cpu().float().numpy() if hasattr(out, "detach") else np.asarray(out)
+        parts.append(array.astype(np.float32, copy=False))
+        return out
+
+    def frozen(self, model: ModelIdentity, fingerprint: str) -> FrozenEmbeddings | None:
+        """The recorded query and document matrices (None when mteb did not encode both)."""
+        if "query" not in self.recorded or "document" not in self.recorded:
+            return None
+        (query_ids, queries), (corpus_ids, corpus) = self.recorded["query"], self.recorded["document"]
+        return FrozenEmbeddings(
+            model=model, dataset_fingerprint=fingerprint, query_ids=tuple(query_ids), corpus_ids=tuple(corpus_ids),
+            query=np.concatenate(queries), corpus=np.concatenate(corpus),
+        )
+
+
+@dataclass(frozen=True)
+class Encoded:
+    identity: ModelIdentity
+    slug: str
+    frozen: FrozenEmbeddings | None
+
+
+def identity_of(model: Any) -> ModelIdentity:
+    """Name, revision, prompts and similarity of an mteb model, as recorded with its results."""
+    meta = model.mteb_model_meta
+    prompts = getattr(model, "model_prompts", None) or {}
+    similarity = getattr(meta, "similarity_fn_name", None)
+    return ModelIdentity(
+        name=str(meta.name),
+        revision=meta.revision,
+        prompts={str(k): str(v) for k, v in sorted(prompts.items())},
+        similarity=getattr(similarity, "value", similarity) or ("bm25" if "sparse" in (meta.model_type or []) else None),
+    )
+
+
+def encode(model: Any, task: ExecRetrieval, folder: ResultsFolder, *, batch_size: int, progress: bool) -> Encoded:
+    """mteb evaluation of ``model`` on ``task``: result file, predictions, and frozen embeddings if dense."""
+    import mteb
+
+    identity = identity_of(model)
+    slug = model_slug(identity.name)
+    dense = hasattr(model, "encode") and not hasattr(model, "search")
+    runner = RecordingEncoder(model) if dense else model
+    mteb.evaluate(
+        runner,
+        task,
+        cache=mteb.ResultCache(folder.mteb_cache),
+        prediction_folder=folder.predictions_dir(slug),
+        overwrite_strategy="always",  # reuse is decided by dataset fingerprint (see run), never by mteb's cache
+        encode_kwargs={"batch_size": batch_size, "show_progress_bar": progress},
+        co2_tracker=False,
+    )
+    fingerprint = task.fingerprint or ""
+    write_text_atomic(
+        folder.prediction_dataset(slug),
+        json.dumps({"fingerprint": fingerprint, "revision": task.metadata.revision}, indent=1, sort_keys=True) + "\n",
+    )
+    frozen = runner.frozen(identity, fingerprint) if isinstance(runner, RecordingEncoder) else None
+    if frozen is not None:
+        save_frozen(folder.embeddings(slug), frozen)
+    return Encoded(identity, slug, frozen)
