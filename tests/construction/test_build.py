@@ -277,7 +277,8 @@ def test_cli_build_with_an_oracle_cache_gives_the_same_dataset(
 
 def test_report_lists_equivalents_validation_rule_removals_and_stacked_counts(fixture_build: BuildResult) -> None:
     report = fixture_build.report
-    assert set(report["validation"]) == {e.relative_to(FIXTURE_TASKS).as_posix() for e in FIXTURE_TASKS.glob("*/*.toml")}
+    fixtures = {e.relative_to(FIXTURE_TASKS).as_posix() for e in FIXTURE_TASKS.glob("*/*.toml")}
+    assert set(report["validation"]) == fixtures
     assert all(v["canonical_agrees"] and 16 <= v["inputs"] <= 21 for v in report["validation"].values())
     caesar = report["equivalent_mutants"]["string_processing/caesar_shift.toml"]
     assert {"bug_type": "wrong_operator", "line": 7} == {k: caesar[0][k] for k in ("bug_type", "line")}
@@ -313,7 +314,8 @@ def test_shipped_mutants_follow_the_realism_and_diversity_rules(fixture_build: B
 def test_stacked_mutants_are_verified_composed_edits_outside_the_corpus(fixture_build: BuildResult) -> None:
     data = load_dataset(fixture_build.out_dir)
     rows = [json.loads(line) for line in (fixture_build.out_dir / "data/stacked_mutants.jsonl").open()]
-    canonical = {q.entry_id: data.corpus[[c.corpus_id for c in data.corpus].index(q.correct_corpus_ids[0])].code for q in data.queries}
+    code = {c.corpus_id: c.code for c in data.corpus}
+    canonical = {q.entry_id: code[q.correct_corpus_ids[0]] for q in data.queries}
     tests = {q.entry_id: q.test_suite for q in data.queries}
     corpus_codes = {c.code for c in data.corpus}
     assert [r["corpus_id"] for r in rows] == [f"s_{i:04d}" for i in range(len(rows))]
@@ -375,7 +377,8 @@ def test_validation_gates_exclude_missing_broken_disagreeing_and_live_tasks(tmp_
     )
     gate, reasons = got["math_numerical/below_cap.toml"]
     assert gate == "mutant_execution" and len(reasons) == 2
-    assert all(r.startswith("tests miss a bug: Changed `n >= 100` to `n ") and r.endswith("; add a test") for r in reasons)
+    assert all(r.startswith("tests miss a bug: Changed `n >= 100` to `n ") for r in reasons)
+    assert all(r.endswith("; add a test") for r in reasons)
     assert result.report["validation"]["geometry/below_cap_plain.toml"] == {"inputs": None, "canonical_agrees": None}
     assert result.report["validation"]["validation/below_cap_wrong.toml"]["canonical_agrees"] is False
     assert result.report["candidates"]["live"] == 2

@@ -43,8 +43,9 @@ def test_compose_applies_every_edit_on_the_canonical_text() -> None:
 
 def test_candidates_use_line_disjoint_edits_and_are_deterministic() -> None:
     mutants = enumerate_mutants(CANONICAL)
-    stacked = stack_candidates(CANONICAL, "score", mutants, seed=0, taken=frozenset([CANONICAL]))
-    assert stacked == stack_candidates(CANONICAL, "score", list(reversed(mutants)), seed=0, taken=frozenset([CANONICAL]))
+    taken = frozenset([CANONICAL])
+    stacked = stack_candidates(CANONICAL, "score", mutants, seed=0, taken=taken)
+    assert stacked == stack_candidates(CANONICAL, "score", list(reversed(mutants)), seed=0, taken=taken)
     assert {s.n_edits for s in stacked} == set(STACK_SIZES)
     for s in stacked:
         lines = [edit_lines(m) for m in s.edits]

@@ -51,7 +51,8 @@ def test_an_unstable_mutant_is_replaced_by_a_stable_one(tmp_path: Path) -> None:
     stage.canonical_results = {task.path: results[0]}
     stage.verdicts = {
         task.path: [
-            Verdict(m, r, frozenset(), read_agreement(a)) for m, r, a in zip(mutants, results[1:], agreements, strict=True)
+            Verdict(m, r, frozenset(), read_agreement(a))
+            for m, r, a in zip(mutants, results[1:], agreements, strict=True)
         ]
     }
     chosen = {task.path: select_mutants(stage.verdicts[task.path], {}, 0, task.function_name)}

@@ -29,8 +29,9 @@ def test_every_task_agrees_with_its_validation_reference() -> None:
     checked = [t for t in _tasks() if t.validation is not None]
     assert checked, "no task has a [validation] table"
     suites = [
-        reference_suite(t.canonical, t.function_name, t.validation.reference, t.validation.inputs)  # type: ignore[union-attr]
+        reference_suite(t.canonical, t.function_name, v.reference, v.inputs)
         for t in checked
+        if (v := t.validation) is not None
     ]
     failures = []
     for task, result in zip(checked, run_suites(suites, limits=BUILD_LIMITS)):

@@ -83,7 +83,9 @@ def inputs(rng):
 '''
 
 
-def test_the_doctor_shows_an_input_that_kills_each_live_mutant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_doctor_shows_an_input_that_kills_each_live_mutant(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (report,) = diagnose([parse_task_file(LIVE_TASK, "math_numerical/below_hundred.toml")])
     live = [p for p in report.problems if p.startswith("tests miss a bug")]
     assert len(live) == 2  # n > 100 and n >= 101: nothing tests 100

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="usable candidates of each bug type per task compared with the canonical on the generated inputs "
-        "up front; the rest only where the selection needs them; 0 compares all (default: 2)",
+        "up front; the rest only where the selection needs them; 0 compares all (default: 1)",
     )
     parser.add_argument(
         "--workers", type=int, default=None, help="oracle worker processes (default: the oracle's choice)"

@@ -60,7 +60,7 @@ from .selection import (
     select_mutants,
 )
 from .stacked import StackedMutant, pick_stacked, stack_candidates
-from .sweeps import CrossResult, Sweep, cross_canonical_pairs, summarise_cross
+from .sweeps import CrossPair, CrossResult, Sweep, cross_canonical_pairs, summarise_cross
 from .task_files import AuthoredTask, load_task_files
 from .validation_check import (
     Agreement,
@@ -73,7 +73,7 @@ from .validation_check import (
 )
 from .writer import ShippedTask, card_text, dataset_files, prepare_out_dir, write_dataset
 
-DEFAULT_CANDIDATES_PER_TYPE = 2
+DEFAULT_CANDIDATES_PER_TYPE = 1
 SWEEP_ATTEMPTS = 3
 VERIFY_ROUNDS = 6
 BUILD_LIMITS = Limits(test_cpu_s=0.1, test_wall_s=10.0, suite_wall_s=60.0)
@@ -172,7 +172,7 @@ class _Sweeps:
     own: list[tuple[Suite, SuiteResult]]  # every shipped-candidate snippet on its own tests (second run)
     cross: list[CrossResult]
     stacked: dict[str, list[StackedMutant]]  # per task, the stacked mutants that were stable and collided with nothing
-    stacked_runs: list[tuple[Suite, SuiteResult, str | None]]  # their second runs: own tests (None), cross pairs (target)
+    stacked_runs: list[tuple[Suite, SuiteResult, str | None]]  # second runs: own tests (None) and cross pairs (target)
 
 
 @dataclass
@@ -291,7 +291,11 @@ class _Build:
         A task without a ``[validation]`` table fails gate 3 without running: its candidates
         could be neither told equivalent nor proven wrong on a typical input.
         """
-        runnable = [t for t in alive if self.ledger.check(Gate.CANONICAL_EXECUTION, t.path, [] if t.validation else [NO_VALIDATION])]
+        runnable = [
+            t
+            for t in alive
+            if self.ledger.check(Gate.CANONICAL_EXECUTION, t.path, [] if t.validation else [NO_VALIDATION])
+        ]
         suites = [Suite(t.canonical, t.tests) for t in runnable]
         suites += [reference_suite(t.canonical, t.function_name, *_validation(t)) for t in runnable]
         suites += [Suite(m.code, t.tests) for t in runnable for m in self.enumerations[t.path].mutants]
@@ -340,7 +344,9 @@ class _Build:
                     preferred.append(verdict)
             wanted[task.path] = list(dict.fromkeys(survivors + preferred + first.get(task.path, [])))
         self._compare(by_path, wanted, [])
-        alive = [t for t in alive if self.ledger.check(Gate.MUTANT_EXECUTION, t.path, check_live(self.verdicts[t.path]))]
+        alive = [
+            t for t in alive if self.ledger.check(Gate.MUTANT_EXECUTION, t.path, check_live(self.verdicts[t.path]))
+        ]
         for _round in range(VERIFY_ROUNDS - 1):
             picks = self._choose(alive, optimistic=True)
             wanted = {path: [v for v in chosen if v.pending] for path, chosen in picks.items()}
@@ -382,7 +388,8 @@ class _Build:
             self.verdicts[path] = [updated.get((path, v.mutant.code), v) for v in self.verdicts[path]]
         current = {(p, v.mutant.code): v for p in {p for p, _, _ in pairs} for v in self.verdicts[p]}
         for path, a, b in pairs:
-            self.same[path].record(current[(path, a.mutant.code)], current[(path, b.mutant.code)], read_mutant_agreement(next(results)))
+            agreement = read_mutant_agreement(next(results))
+            self.same[path].record(current[(path, a.mutant.code)], current[(path, b.mutant.code)], agreement)
 
     def _choose(self, alive: Sequence[AuthoredTask], optimistic: bool) -> dict[str, list[Verdict]]:
         """Four picks per task in path order, balancing bug types over the corpus with a running tally.
@@ -488,9 +495,9 @@ class _Build:
         """
         by_path = {t.path: t for t in shipping}
         tests_by_target = {t.function_name: t.tests for t in shipping}
-        stacked_own = [(p, s, Suite(s.code, by_path[p].tests)) for p, items in stacking.chosen.items() for s in items]
-        stacked_pairs = cross_canonical_pairs([(by_path[p].function_name, s.code) for p, s, _ in stacked_own], tests_by_target)
-        extra = [suite for _, _, suite in stacked_own] + [pair.suite for pair in stacked_pairs]
+        stacked_own = [(s, Suite(s.code, by_path[p].tests)) for p, items in stacking.chosen.items() for s in items]
+        stacked_pairs = cross_canonical_pairs([(s.source_entry_id, s.code) for s, _ in stacked_own], tests_by_target)
+        extra = [suite for _, suite in stacked_own] + [pair.suite for pair in stacked_pairs]
         second: dict[Suite, SuiteResult] = {}
         cross: dict[Suite, CrossResult] = {}
         extra_results: dict[Suite, SuiteResult] = {}
@@ -506,7 +513,7 @@ class _Build:
             items = [(by_path[p].function_name, code) for p in pending for code in self._codes(by_path[p], chosen[p])]
             searched.update(code for _, code in items)
             pairs = [pair for pair in cross_canonical_pairs(items, tests_by_target) if pair.suite not in cross]
-            self.log(f"sweeps: {len(own)} own-test reruns, {len(pairs)} cross-canonical pairs, {len(extra)} stacked runs")
+            self.log(f"sweeps: {len(own)} own-test reruns, {len(pairs)} cross-canonical pairs, {len(extra)} stacked")
             results = self.execute(own + [p.suite for p in pairs] + extra, use_cache=False)
             second.update(zip(own, results[: len(own)]))
             cross.update((p.suite, CrossResult(p, r)) for p, r in zip(pairs, results[len(own) : len(own) + len(pairs)]))
@@ -549,22 +556,9 @@ class _Build:
             Sweep.DISTRACTOR_SANITY.value: sanity,
             Sweep.CROSS_CANONICAL.value: summarise_cross(reported, len(searched), {t.function_name for t in final}),
         }
-        colliding = {pair.suite.code for pair in stacked_pairs if extra_results[pair.suite].passed}
-        stable = {
-            s.code
-            for _, s, suite in stacked_own
-            if extra_results[suite].outcomes == stacking.results[s.code].outcomes and s.code not in colliding
-        }
-        kept = {path: [s for s in items if s.code in stable] for path, items in stacking.chosen.items()}
-        stacking.rejected["unstable"] += sum(1 for _, s, _ in stacked_own if s.code not in stable and s.code not in colliding)
-        stacking.rejected["collision"] += len(colliding)
-        stacked_runs: list[tuple[Suite, SuiteResult, str | None]] = [
-            (suite, extra_results[suite], None) for _, s, suite in stacked_own if s.code in stable
-        ]
-        stacked_runs += [
-            (pair.suite, extra_results[pair.suite], pair.target) for pair in stacked_pairs if pair.suite.code in stable
-        ]
-        return _Sweeps(summary, [(suite, second[suite]) for suite, _ in own_final], list(cross.values()), kept, stacked_runs)
+        kept, stacked_runs = _settle_stacked(stacking, stacked_own, stacked_pairs, extra_results)
+        own_runs = [(suite, second[suite]) for suite, _ in own_final]
+        return _Sweeps(summary, own_runs, list(cross.values()), kept, stacked_runs)
 
     @staticmethod
     def _codes(task: AuthoredTask, picks: Sequence[Verdict]) -> tuple[str, ...]:
@@ -632,6 +626,32 @@ def _validation(task: AuthoredTask) -> tuple[str, str]:
     if task.validation is None:
         raise RuntimeError(f"{task.path} has no [validation] table (gate 3 should have excluded it)")
     return task.validation.reference, task.validation.inputs
+
+
+def _settle_stacked(
+    stacking: _Stacking,
+    own: Sequence[tuple[StackedMutant, Suite]],
+    pairs: Sequence[CrossPair],
+    second: Mapping[Suite, SuiteResult],
+) -> tuple[dict[str, list[StackedMutant]], list[tuple[Suite, SuiteResult, str | None]]]:
+    """Keep the stacked mutants whose second run equals the first and that pass no other task's tests.
+
+    Returns them per task, and their second runs (own tests, and cross pairs with the target name).
+    """
+    colliding = {pair.suite.code for pair in pairs if second[pair.suite].passed}
+    stable = {
+        s.code
+        for s, suite in own
+        if second[suite].outcomes == stacking.results[s.code].outcomes and s.code not in colliding
+    }
+    stacking.rejected["unstable"] += sum(1 for s, _ in own if s.code not in stable and s.code not in colliding)
+    stacking.rejected["collision"] += len(colliding)
+    kept = {path: [s for s in items if s.code in stable] for path, items in stacking.chosen.items()}
+    runs: list[tuple[Suite, SuiteResult, str | None]] = [
+        (suite, second[suite], None) for s, suite in own if s.code in stable
+    ]
+    runs += [(pair.suite, second[pair.suite], pair.target) for pair in pairs if pair.suite.code in stable]
+    return kept, runs
 
 
 def _stacked_summary(stacking: _Stacking, shipped: Sequence[StackedMutant]) -> dict[str, Any]:

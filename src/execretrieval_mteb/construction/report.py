@@ -5,9 +5,9 @@ counts, both sweeps, the candidate funnel (enumerated, removed by each realism r
 executed, accepted, rejected by reason, suites run by purpose), the equivalent mutants of every
 task (pass every test, agree with the canonical on every generated input: recorded, never
 shipped), each task's validation-only check (inputs generated, canonical agrees with the
-reference), the stacked-mutant counts, the content targets of the release (>= 1,000 queries, >= 4,900 snippets, >= 95 queries per
-domain, each bug type >= 10 % of mutants) with whether they are met, and every excluded task
-with its gate and reasons. Nothing in it depends on time, machine or absolute paths.
+reference), the stacked-mutant counts, the content targets of the release (>= 1,000 queries,
+>= 4,900 snippets, >= 95 queries per domain, each bug type >= 10 % of mutants) with whether they
+are met, and every excluded task with its gate and reasons. Nothing in it depends on time, machine or absolute paths.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ class StackedMutant:
 
 
 def compose(canonical: str, edits: Sequence[Mutant]) -> str | None:
-    """``canonical`` with every edit applied (right to left); None when the spans overlap or the result does not parse."""
+    """``canonical`` with every edit applied (right to left); None when spans overlap or the result does not parse."""
     ordered = sorted(edits, key=lambda m: m.span[0])
     if any(a.span[1] > b.span[0] for a, b in zip(ordered, ordered[1:])):
         return None

@@ -199,7 +199,11 @@ def _run_pairs(reports: Sequence[TaskReport], workers: int | None, progress: boo
         for a, b in combinations(r.of(None), 2)
         if SamePrograms.may_be_same(a, b)
     ]
-    suites = [mutant_suite(a.mutant.code, r.task.function_name, b.mutant.code, r.task.validation.inputs) for r, a, b in jobs]
+    suites = [
+        mutant_suite(a.mutant.code, r.task.function_name, b.mutant.code, r.task.validation.inputs)
+        for r, a, b in jobs
+        if r.task.validation
+    ]
     for (r, a, b), result in zip(jobs, _run(suites, workers, progress)):
         same[r.task.path].record(a, b, read_mutant_agreement(result))
     return same
@@ -223,7 +227,9 @@ def _conclude(report: TaskReport, same: SamePrograms) -> None:
             "realism rules removed "
             + ", ".join(f"{sum(removed[rule].values())} {rule.value}" for rule in RealismRule if rule in removed)
         )
-    verdicts = Counter(USABLE if v.verified else (v.rejection.value if v.rejection else "unverified") for v in report.verdicts)
+    verdicts = Counter(
+        USABLE if v.verified else (v.rejection.value if v.rejection else "unverified") for v in report.verdicts
+    )
     usable = report.of(None)
     report.notes.append(
         f"{len(report.verdicts)} candidates: "
@@ -235,7 +241,8 @@ def _conclude(report: TaskReport, same: SamePrograms) -> None:
     for status in (Rejection.EQUIVALENT, Rejection.RAISES_ONLY, Rejection.AGREES_ON_INPUTS, Rejection.SURVIVOR):
         found = report.of(status)
         if found:
-            report.notes.append(f"{len(found)} {status.value}: " + "; ".join(v.mutant.bug_description for v in found[:6]))
+            shown = "; ".join(v.mutant.bug_description for v in found[:6])
+            report.notes.append(f"{len(found)} {status.value}: {shown}")
     if same.same:
         report.notes.append(f"{len(same.same)} pair(s) of usable candidates are one program (never picked together)")
     report.problems += lint_query(t, [v.mutant for v in usable])

@@ -158,7 +158,9 @@ def _puts_a_literal_first(parsed: Parsed, candidate: Candidate) -> bool:
     elif isinstance(node, ast.Call):
         bounds = src.span(node)
         pairs = [
-            (a, b) for a, b in zip(node.args, node.args[1:]) if src.with_parens(src.span(a), bounds)[0] == candidate.span[0]
+            (a, b)
+            for a, b in zip(node.args, node.args[1:])
+            if src.with_parens(src.span(a), bounds)[0] == candidate.span[0]
         ]
         if not pairs:
             return False
