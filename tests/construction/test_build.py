@@ -287,6 +287,9 @@ def test_report_lists_equivalents_validation_rule_removals_and_stacked_counts(fi
     assert set(removed) == {"no_op_arithmetic", "equality_not_a_boundary", "literal_first_swap", "whitespace_only"}
     assert removed["no_op_arithmetic"]["off_by_one"] > 0 and removed["literal_first_swap"]["swap_arguments"] > 0
     assert report["candidates"]["live"] == 0 and report["candidates"]["equivalent"] > 0
+    by_type = report["candidates"]["verdicts_by_bug_type"]
+    assert {k: sum(v.values()) for k, v in by_type.items()} == {k: report["candidates"][k] for k in by_type}
+    assert report["candidates"]["same_program_pairs"] > 0
     runs = report["candidates"]["runs"]
     assert runs["candidate_tests"] == report["candidates"]["enumerated"] == report["candidates"]["executed"]
     assert runs["candidate_agreements"] < runs["candidate_tests"]  # compared only where the selection needed it

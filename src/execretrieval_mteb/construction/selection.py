@@ -246,17 +246,27 @@ def select_mutants(
     return picks
 
 
+def verdict_label(verdict: Verdict) -> str:
+    """``accepted``, ``unverified`` or the rejection's value (the report's names)."""
+    reason = verdict.rejection
+    if reason is not None:
+        return reason.value
+    return "accepted" if verdict.verified else "unverified"
+
+
+def counts_by_bug_type(verdicts: Sequence[Verdict]) -> dict[str, dict[str, int]]:
+    """``{verdict label: {bug_type: n}}`` (every label and bug type present): what each rule removed, per type."""
+    labels = ("accepted", "unverified", *(r.value for r in Rejection))
+    counts = {label: {t.value: 0 for t in BugType} for label in labels}
+    for verdict in verdicts:
+        counts[verdict_label(verdict)][verdict.mutant.bug_type.value] += 1
+    return counts
+
+
 def rejection_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
     """How many candidates were usable (or rejected, by reason) for the build report.
 
     ``accepted`` counts usable candidates whose agreement was run; ``unverified`` those usable on
     their tests whose agreement the selection never needed.
     """
-    counts: dict[str, int] = {"accepted": 0, "unverified": 0, **{r.value: 0 for r in Rejection}}
-    for verdict in verdicts:
-        reason = verdict.rejection
-        if reason is not None:
-            counts[reason.value] += 1
-        else:
-            counts["accepted" if verdict.verified else "unverified"] += 1
-    return counts
+    return {label: sum(by_type.values()) for label, by_type in counts_by_bug_type(verdicts).items()}
