@@ -62,11 +62,12 @@ from .validation_check import (
 
 CODE_IN_QUERY = re.compile(
     r"`[^`]+`|<=|>=|==|!=|\*\*|//|<<|>>|\b[a-z_]\w{0,3}\s*[<>]\s*-?\w+|"
-    r"\b(?!(?:or|and|to|is|at|be|by|of|in|as|utf|base)\b)[a-z_]\w{0,3}\s*[-+*/%]\s*\d+\b|\b[a-z_]\w*\[\w|"
+    r"\b(?!(?:or|and|to|is|at|be|by|of|in|as|utf|base)\b)(?-i:[a-z_][a-z0-9_]{0,3})\s*[-+*/%]\s*\d+\b|\b[a-z_]\w*\[\w|"
     r"\b[a-z_]\w*\(\w[\w, ]*\)",
     re.IGNORECASE,
 )
-"""Likely code in a query: operators, comparisons and arithmetic on short names, indexing, calls."""
+"""Likely code in a query: operators, comparisons and arithmetic on short lower-case names (``n - 1``, not
+``ISBN-10``), indexing, calls."""
 PRESCRIPTION = re.compile(
     r"\b(using|via|by the|trick|counter|stack|heap|heapq|deque|bisect|two[- ]pointers?|sliding window|"
     r"dynamic programming|memo\w*|recursi\w*|loop\w*|iterat\w*|sieve|sort(?:ed|ing)? (?:it |them )?first|"
