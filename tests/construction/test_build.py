@@ -28,6 +28,7 @@ EXPECTED_FILES = {
     "data/corpus.jsonl",
     "data/distractor_metadata.jsonl",
     "data/execution_cache.jsonl",
+    "data/stacked_mutants.jsonl",
 }
 
 
@@ -115,7 +116,9 @@ def test_execution_cache_has_every_own_pair_and_the_cross_sweep_runs(fixture_bui
             (Suite(record.code, target_tests).code_sha256, Suite(record.code, target_tests).tests_sha256)
         ]
         assert not all(o.passed for o in outcomes)
-    assert len(data.execution_cache) == len(data.corpus) + len(helper_items)
+    stacked = [json.loads(line) for line in (fixture_build.out_dir / "data/stacked_mutants.jsonl").open()]
+    stacked_helpers = [s for s in stacked if s["source_entry_id"] == "clear_lowest_set_bit"]
+    assert len(data.execution_cache) == len(data.corpus) + len(helper_items) + len(stacked) + len(stacked_helpers)
     sweep = fixture_build.report["sweeps"]["cross_canonical"]
     assert sweep["passed"] and sweep["collisions_shipped"] == 0
     assert sweep["pairs"] == [
@@ -184,6 +187,10 @@ def test_hf_layout_loads_with_datasets(
 
 def _task(query: str, code: str, tests: list[str]) -> str:
     return f"query = {json.dumps(query)}\ncanonical = '''\n{code}'''\ntests = {json.dumps(tests)}\n"
+
+
+def _validation(reference: str, inputs: str) -> str:
+    return f"\n[validation]\nreference = '''\n{reference}'''\ninputs = '''\n{inputs}'''\n"
 
 
 def test_gates_one_two_and_five_reject_before_execution(tmp_path: Path) -> None:
@@ -266,3 +273,115 @@ def test_cli_build_with_an_oracle_cache_gives_the_same_dataset(
     assert "excluded state_machines/turnstile_final_state.toml [canonical_execution]" in out
     assert (tmp_path / "cli" / "SHA256SUMS").read_text() == fixture_build.sums
     assert (tmp_path / "verdicts.sqlite").is_file()
+
+
+def test_report_lists_equivalents_validation_rule_removals_and_stacked_counts(fixture_build: BuildResult) -> None:
+    report = fixture_build.report
+    fixtures = {e.relative_to(FIXTURE_TASKS).as_posix() for e in FIXTURE_TASKS.glob("*/*.toml")}
+    assert set(report["validation"]) == fixtures
+    assert all(v["canonical_agrees"] and 16 <= v["inputs"] <= 21 for v in report["validation"].values())
+    caesar = report["equivalent_mutants"]["string_processing/caesar_shift.toml"]
+    assert {"bug_type": "wrong_operator", "line": 7} == {k: caesar[0][k] for k in ("bug_type", "line")}
+    assert 'ord(ch) + ord("A") + k' in caesar[0]["description"]  # 2 * 65 is 0 modulo 26
+    removed = report["candidates"]["removed_by_rule"]
+    assert set(removed) == {"no_op_arithmetic", "equality_not_a_boundary", "literal_first_swap", "whitespace_only"}
+    assert removed["no_op_arithmetic"]["off_by_one"] > 0 and removed["literal_first_swap"]["swap_arguments"] > 0
+    assert report["candidates"]["live"] == 0 and report["candidates"]["equivalent"] > 0
+    by_type = report["candidates"]["verdicts_by_bug_type"]
+    assert {k: sum(v.values()) for k, v in by_type.items()} == {k: report["candidates"][k] for k in by_type}
+    assert report["candidates"]["same_program_pairs"] > 0
+    runs = report["candidates"]["runs"]
+    assert runs["candidate_tests"] == report["candidates"]["enumerated"] == report["candidates"]["executed"]
+    assert runs["candidate_agreements"] < runs["candidate_tests"]  # compared only where the selection needed it
+    stacked_lines = (fixture_build.out_dir / "data/stacked_mutants.jsonl").read_text().splitlines()
+    assert report["stacked_mutants"]["rows"] == len(stacked_lines) > 0
+    assert sum(report["stacked_mutants"]["by_n_edits"].values()) == len(stacked_lines)
+    assert "stacked_mutants" in (fixture_build.out_dir / "README.md").read_text()
+
+
+def test_shipped_mutants_follow_the_realism_and_diversity_rules(fixture_build: BuildResult) -> None:
+    data = load_dataset(fixture_build.out_dir)
+    code = {c.corpus_id: c.code for c in data.corpus}
+    meta = {d.corpus_id: d for d in data.distractors}
+    for query in data.queries:
+        mutants = [meta[c] for c in query.paired_distractor_corpus_ids]
+        assert sum(m.bug_type == BugType.REMOVE_EDGE_CASE_CHECK.value for m in mutants) <= 1
+        assert len({m.line for m in mutants}) >= 3
+        canonical = code[query.correct_corpus_ids[0]]
+        assert all("".join(code[m.corpus_id].split()) != "".join(canonical.split()) for m in mutants)
+        results = run_suites([Suite(code[m.corpus_id], query.test_suite) for m in mutants])
+        value_tests = [i for i, t in enumerate(query.test_suite) if not t.startswith("with pytest.raises")]
+        assert all(any(r.outcomes[i].is_wrong_output for i in value_tests) for r in results)
+
+
+def test_stacked_mutants_are_verified_composed_edits_outside_the_corpus(fixture_build: BuildResult) -> None:
+    data = load_dataset(fixture_build.out_dir)
+    rows = [json.loads(line) for line in (fixture_build.out_dir / "data/stacked_mutants.jsonl").open()]
+    code = {c.corpus_id: c.code for c in data.corpus}
+    canonical = {q.entry_id: code[q.correct_corpus_ids[0]] for q in data.queries}
+    tests = {q.entry_id: q.test_suite for q in data.queries}
+    corpus_codes = {c.code for c in data.corpus}
+    assert [r["corpus_id"] for r in rows] == [f"s_{i:04d}" for i in range(len(rows))]
+    assert Counter(r["source_entry_id"] for r in rows).most_common(1)[0][1] <= 3
+    for row in rows:
+        assert row["label"] == "incorrect" and 2 <= row["n_edits"] == len(row["edits"]) <= 4
+        assert row["code"] not in corpus_codes
+        text = canonical[row["source_entry_id"]]
+        lines = [set(range(e["line"], e["line"] + e["before"].rstrip("\n").count("\n") + 1)) for e in row["edits"]]
+        assert all(not a & b for i, a in enumerate(lines) for b in lines[i + 1 :])
+        for edit in sorted(row["edits"], key=lambda e: -e["span"][0]):
+            start, end = edit["span"]
+            assert text[start:end] == edit["before"]
+            text = text[:start] + edit["after"] + text[end:]
+        assert text == row["code"]
+        suite = Suite(row["code"], tests[row["source_entry_id"]])
+        cached = data.execution_cache[(suite.code_sha256, suite.tests_sha256)]
+        assert any(o.is_wrong_output for o in cached)
+    ranked = {r["corpus_id"] for r in rows} & {c.corpus_id for c in data.corpus}
+    assert not ranked
+
+
+def test_validation_gates_exclude_missing_broken_disagreeing_and_live_tasks(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    tests = [f"assert below_cap({n}) == {n if n < 100 else 0}" for n in (5, 0, 99, 150, 1000, -3, 42)]
+    code = "def below_cap(n):\n    if n >= 100:\n        return 0\n    return n\n"
+    reference = "def reference(n):\n    return n if n < 100 else 0\n"
+    inputs = "def inputs(rng):\n    return [(rng.randint(-200, 200),) for _ in range(16)] + [(99,), (100,), (101,)]\n"
+    files = {
+        "math_numerical/below_cap.toml": _task("Return n below 100, else 0.", code, tests)
+        + _validation(reference, inputs),
+        "geometry/below_cap_plain.toml": _task(
+            "Return n below 100, else 0.", code.replace("below_cap", "below_cap_plain"),
+            [t.replace("below_cap", "below_cap_plain") for t in tests],
+        ),
+        "validation/below_cap_wrong.toml": _task(
+            "Return n below 100, else 0.", code.replace("below_cap", "below_cap_wrong"),
+            [t.replace("below_cap", "below_cap_wrong") for t in tests],
+        )
+        + _validation("def reference(n):\n    return n if n < 50 else 0\n", inputs),
+        "date_time/below_cap_few.toml": _task(
+            "Return n below 100, else 0.", code.replace("below_cap", "below_cap_few"),
+            [t.replace("below_cap", "below_cap_few") for t in tests],
+        )
+        + _validation(reference, "def inputs(rng):\n    return [(1,), (2,)]\n"),
+    }
+    for rel, text in files.items():
+        (tasks / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tasks / rel).write_text(text)
+    result = build(BuildOptions(tasks_dir=tasks, out_dir=tmp_path / "out"))
+    got = {e["task"]: (e["gate"], e["reasons"]) for e in result.report["exclusions"]}
+    assert got["geometry/below_cap_plain.toml"][0] == "canonical_execution"
+    assert got["geometry/below_cap_plain.toml"][1][0].startswith("no [validation] table")
+    gate, reasons = got["validation/below_cap_wrong.toml"]
+    assert gate == "canonical_execution" and reasons[0].startswith("canonical and validation.reference disagree")
+    assert got["date_time/below_cap_few.toml"] == (
+        "canonical_execution",
+        ["validation.inputs(rng) returned too few or too many inputs; it must return 10-30 argument tuples"],
+    )
+    gate, reasons = got["math_numerical/below_cap.toml"]
+    assert gate == "mutant_execution" and len(reasons) == 2
+    assert all(r.startswith("tests miss a bug: Changed `n >= 100` to `n ") for r in reasons)
+    assert all(r.endswith("; add a test") for r in reasons)
+    assert result.report["validation"]["geometry/below_cap_plain.toml"] == {"inputs": None, "canonical_agrees": None}
+    assert result.report["validation"]["validation/below_cap_wrong.toml"]["canonical_agrees"] is False
+    assert result.report["candidates"]["live"] == 2

@@ -6,7 +6,13 @@ import ast
 
 import pytest
 
-from execretrieval_mteb.construction.mutation import BUG_TYPE_ORDER, enumerate_mutants
+from execretrieval_mteb.construction.mutation import (
+    BUG_TYPE_ORDER,
+    RealismRule,
+    count_removed,
+    enumerate_candidates,
+    enumerate_mutants,
+)
 from execretrieval_mteb.dataset.schema import BugType
 
 
@@ -26,7 +32,9 @@ def test_off_by_one_shifts_plain_literals_and_indices_but_not_bounds() -> None:
 
 def test_off_by_one_keeps_literal_base_and_treats_minus_one_as_a_literal() -> None:
     code = "def f(n):\n    return (n & 0xFF) + -1\n"
-    assert _edits(code, BugType.OFF_BY_ONE) == {("0xFF", "0x100"), ("0xFF", "0xFE"), ("-1", "0"), ("-1", "-2")}
+    assert _edits(code, BugType.OFF_BY_ONE) == {("0xFF", "0x100"), ("0xFF", "0xFE"), ("-1", "-2")}
+    removed = enumerate_candidates(code, [BugType.OFF_BY_ONE]).removed
+    assert [(rule, m.before, m.after) for rule, m in removed] == [(RealismRule.NO_OP_ARITHMETIC, "-1", "0")]
 
 
 def test_boundary_shifts_comparison_literals_range_and_slice_bounds() -> None:
@@ -150,3 +158,59 @@ def test_enumeration_is_deterministic_and_covers_all_six_types() -> None:
     first, second = enumerate_mutants(code), enumerate_mutants(code)
     assert first == second
     assert {m.bug_type for m in first} == set(BUG_TYPE_ORDER) == set(BugType)
+
+
+def _removed(code: str) -> set[tuple[RealismRule, str, str]]:
+    return {(rule, m.before, m.after) for rule, m in enumerate_candidates(code).removed}
+
+
+def test_no_op_arithmetic_removes_identities_and_constants_only() -> None:
+    code = (
+        "def f(keys, x, n):\n"
+        "    i = len(keys) - 1\n"
+        "    i += 1\n"
+        "    return x * 2 + n % 2 + (x << 3)\n"
+    )
+    removed = [m for rule, m in enumerate_candidates(code).removed if rule is RealismRule.NO_OP_ARITHMETIC]
+    assert len(removed) == 4
+    assert {(m.before, m.after) for m in removed} == {("1", "0"), ("2", "1")}  # - 0, += 0, * 1, % 1
+    kept = {(m.before, m.after) for m in enumerate_mutants(code, [BugType.OFF_BY_ONE])}
+    assert kept == {("1", "2"), ("2", "3"), ("3", "2"), ("3", "4")}
+    codes = {m.code for m in enumerate_mutants(code)}
+    assert not any("len(keys) - 0" in c or "i += 0" in c or "x * 1" in c or "n % 1" in c for c in codes)
+
+
+def test_boundary_shifts_next_to_equality_are_not_boundaries() -> None:
+    code = "def f(s, i, n):\n    if i == n - 1 or s[:2] == 'ab':\n        return n != 0\n    return i < 3\n"
+    rule = RealismRule.EQUALITY_NOT_A_BOUNDARY
+    assert {(b, a) for r, b, a in _removed(code) if r is rule} == {("1", "2"), ("0", "1"), ("0", "-1")}
+    assert (RealismRule.NO_OP_ARITHMETIC, "1", "0") in _removed(code)  # n - 0: the first rule that applies counts
+    kept = _edits(code, BugType.OFF_BY_ONE_BOUNDARY)
+    assert kept == {("2", "3"), ("2", "1"), ("3", "4"), ("3", "2")}  # a slice bound and a `<` literal
+
+
+def test_swaps_that_put_a_literal_first_are_removed() -> None:
+    code = (
+        "def f(y, d, k, x):\n"
+        "    a = y % 100\n"
+        "    b = d.get(k, 0)\n"
+        "    c = 1 - x\n"
+        "    return divmod(a, b), c, 'ab'.replace('a', 'b')\n"
+    )
+    rule = RealismRule.LITERAL_FIRST_SWAP
+    assert {(b, a) for r, b, a in _removed(code) if r is rule} == {("y % 100", "100 % y"), ("k, 0", "0, k")}
+    assert _edits(code, BugType.SWAP_ARGUMENTS) == {("1 - x", "x - 1"), ("a, b", "b, a"), ("'a', 'b'", "'b', 'a'")}
+
+
+def test_edits_visible_only_as_whitespace_are_removed() -> None:
+    code = "def f(text):\n    return text.replace(' ', '').split(',')\n"
+    assert _removed(code) == {(RealismRule.WHITESPACE_ONLY, "' ', ''", "'', ' '")}
+
+
+def test_removed_counts_have_every_rule_and_bug_type() -> None:
+    counts = count_removed([enumerate_candidates("def f(n):\n    return n - 1 == 0\n")])
+    assert set(counts) == {r.value for r in RealismRule}
+    assert all(set(by_type) == {t.value for t in BugType} for by_type in counts.values())
+    assert counts["no_op_arithmetic"]["off_by_one_boundary"] == 1  # n - 0 == 0
+    assert counts["equality_not_a_boundary"]["off_by_one_boundary"] == 3  # n - 2 == 0, n - 1 == 1, n - 1 == -1
+    assert counts["literal_first_swap"]["swap_arguments"] == 1  # 1 - n

@@ -9,6 +9,7 @@ from execretrieval_mteb.construction.mutation import enumerate_mutants
 from execretrieval_mteb.construction.selection import Verdict, select_mutants
 from execretrieval_mteb.construction.sweeps import bound_names, cross_canonical_pairs
 from execretrieval_mteb.construction.task_files import AuthoredTask
+from execretrieval_mteb.construction.validation_check import mutant_suite, read_agreement
 from execretrieval_mteb.oracle.api import run_suites
 from execretrieval_mteb.oracle.outcomes import FAIL, PASS, Suite, SuiteResult
 
@@ -38,13 +39,22 @@ TESTS = tuple(
 )
 
 
+INPUTS = "def inputs(rng):\n    return [(rng.randint(-9, 9), rng.randint(-9, 9)) for _ in range(20)]\n"
+
+
 def test_an_unstable_mutant_is_replaced_by_a_stable_one(tmp_path: Path) -> None:
     task = AuthoredTask("math_numerical", "span_count", "math_numerical/span_count.toml", "Count.", CANONICAL, TESTS)
     mutants = enumerate_mutants(CANONICAL)
     results = run_suites([Suite(CANONICAL, TESTS)] + [Suite(m.code, TESTS) for m in mutants])
+    agreements = run_suites([mutant_suite(m.code, "span_count", CANONICAL, INPUTS) for m in mutants])
     stage = _Build(BuildOptions(tasks_dir=tmp_path, out_dir=tmp_path / "out"), log=lambda _m: None)
     stage.canonical_results = {task.path: results[0]}
-    stage.verdicts = {task.path: [Verdict(m, r) for m, r in zip(mutants, results[1:], strict=True)]}
+    stage.verdicts = {
+        task.path: [
+            Verdict(m, r, frozenset(), read_agreement(a))
+            for m, r, a in zip(mutants, results[1:], agreements, strict=True)
+        ]
+    }
     chosen = {task.path: select_mutants(stage.verdicts[task.path], {}, 0, task.function_name)}
     first_picks = list(chosen[task.path])
     second = {Suite(CANONICAL, TESTS): results[0]}

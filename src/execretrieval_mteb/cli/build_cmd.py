@@ -28,9 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--candidates-per-type",
         type=int,
-        default=3,
+        default=None,
         metavar="N",
-        help="candidates of each bug type executed first per task; the rest only where needed; 0 runs all (default: 3)",
+        help="usable candidates of each bug type per task compared with the canonical on the generated inputs "
+        "up front; the rest only where the selection needs them; 0 compares all (default: 1)",
     )
     parser.add_argument(
         "--workers", type=int, default=None, help="oracle worker processes (default: the oracle's choice)"
@@ -40,14 +41,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="FILE",
-        help="reuse the oracle's verdict cache for candidate runs (speeds up rebuilds; the sweeps always re-run)",
+        help="reuse the oracle's verdict cache for candidate and agreement runs (speeds up rebuilds; the sweeps always re-run)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..construction.builder import BuildOptions, build
+    from ..construction.builder import DEFAULT_CANDIDATES_PER_TYPE, BuildOptions, build
 
+    if args.candidates_per_type is None:
+        args.candidates_per_type = DEFAULT_CANDIDATES_PER_TYPE
     if args.candidates_per_type < 0:
         raise UsageError(f"--candidates-per-type must be >= 0, got {args.candidates_per_type}")
     if args.workers is not None and args.workers < 1:

@@ -4,9 +4,14 @@
 2. AST semantics:       the canonical parses, is stdlib-only and defines the target at module
                         level; the target is not a builtin (code lacking it could still pass);
                         every test is one statement calling the target; every mutant defines it.
-3. canonical execution: the canonical passes every test.
-4. mutant execution:    every mutant fails at least one test with at least one wrong output and
-                        no timeout; the four do not all fail the identical set of tests.
+3. canonical execution: the canonical passes every test; the task has a validation-only check
+                        (``[validation]``) whose generator works, and the canonical agrees with
+                        the independent reference on every generated input.
+4. mutant execution:    no single-edit candidate survives the tests while disagreeing with the
+                        canonical on a generated input (a *live* mutant: the tests miss a bug);
+                        every chosen mutant fails at least one value test with a wrong output,
+                        no test times out, and it disagrees with the canonical on a generated
+                        input; the four do not all fail the identical set of tests.
 5. corpus integrity:    ids unique and resolving, every canonical referenced, code texts and
                         target names unique across the corpus.
 
@@ -26,7 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..oracle.outcomes import OutcomeKind, SuiteResult
-from .selection import MUTANTS_PER_TASK, Rejection, judge
+from .selection import MUTANTS_PER_TASK, Rejection, Verdict, judge
+from .validation_check import Agreement
 
 MIN_TESTS, MAX_TESTS = 7, 10
 TEST_PREVIEW_CHARS = 70
@@ -144,7 +150,7 @@ def describe_failures(result: SuiteResult, tests: Sequence[str], passing: bool =
 
 
 def check_canonical(result: SuiteResult, tests: Sequence[str]) -> list[str]:
-    """Gate 3."""
+    """Gate 3, on the canonical's own tests."""
     if result.infra_error is not None:
         return [f"canonical could not be run: {describe_failures(result, tests)}"]
     if len(result.outcomes) != len(tests) or not result.passed:
@@ -152,16 +158,50 @@ def check_canonical(result: SuiteResult, tests: Sequence[str]) -> list[str]:
     return []
 
 
-def check_mutants(results: Sequence[SuiteResult]) -> list[str]:
-    """Gate 4 over the chosen mutants' results, in order."""
+def check_reference(agreement: Agreement) -> list[str]:
+    """Gate 3, on the validation-only check: the canonical agrees with the reference on every input."""
+    reasons = []
+    if agreement.disagree:
+        shown = ", ".join(f"#{i}" for i in agreement.disagree[:5])
+        reasons.append(
+            f"canonical and validation.reference disagree on generated input(s) {shown} of {agreement.inputs}; "
+            "fix the canonical, the reference or the query"
+        )
+    if agreement.timeouts:
+        shown = ", ".join(f"#{i}" for i in agreement.timeouts[:5])
+        reasons.append(f"the validation check times out on generated input(s) {shown}; generate smaller inputs")
+    return reasons
+
+
+def check_live(verdicts: Sequence[Verdict]) -> list[str]:
+    """Gate 4, over every candidate: none passes every test while disagreeing with the canonical."""
+    return [
+        f"tests miss a bug: {v.mutant.bug_description} ({v.mutant.bug_type.value}) passes every test but "
+        f"disagrees with the canonical on generated input #{v.agreement.disagree[0]}; add a test"
+        for v in verdicts
+        if v.rejection is Rejection.LIVE and v.agreement is not None
+    ]
+
+
+def check_mutants(
+    results: Sequence[SuiteResult],
+    raises_tests: frozenset[int] = frozenset(),
+    agreements: Sequence[Agreement | None] | None = None,
+) -> list[str]:
+    """Gate 4 over the chosen mutants' results, in order (with their agreements when the task has them)."""
     reasons = []
     for index, result in enumerate(results, 1):
-        rejection = judge(result)
-        if rejection is Rejection.EQUIVALENT:
+        agreement = agreements[index - 1] if agreements is not None else None
+        rejection = judge(result, raises_tests, agreement)
+        if rejection in (Rejection.EQUIVALENT, Rejection.SURVIVOR, Rejection.LIVE):
             reasons.append(f"mutant {index} passes every test")
         elif rejection is Rejection.CRASH_ONLY:
             crashes = ", ".join(sorted({o.to_str() for o in result.outcomes if not o.passed}))
             reasons.append(f"mutant {index} fails only by crashing ({crashes}), never with a wrong output")
+        elif rejection is Rejection.RAISES_ONLY:
+            reasons.append(f"mutant {index} is wrong only in pytest.raises tests, never on a valid input")
+        elif rejection is Rejection.AGREES_ON_INPUTS:
+            reasons.append(f"mutant {index} agrees with the canonical on every generated input")
         elif rejection is Rejection.TIMEOUT:
             reasons.append(f"mutant {index} times out (a machine-dependent verdict)")
         elif rejection is Rejection.INFRA_ERROR:

@@ -1,4 +1,4 @@
-"""Deterministic, information-free ids: ``q_NNNN`` and ``c_NNNN``.
+"""Deterministic, information-free ids: ``q_NNNN``, ``c_NNNN`` and, for stacked mutants, ``s_NNNN``.
 
 Queries are numbered in the order of a seeded hash of their target name, so ids say nothing
 about domain or file order. Each query's snippets get consecutive corpus ids in the order of a
@@ -44,3 +44,17 @@ def assign_ids(tasks: Sequence[tuple[str, Sequence[str]]], seed: int) -> list[Qu
             next_corpus += 1
         assigned[index] = QueryIds(f"q_{rank:0{query_width}d}", tuple(snippet_ids))
     return [assigned[i] for i in range(len(tasks))]
+
+
+def assign_stacked_ids(items: Sequence[tuple[str, str]], seed: int) -> list[str]:
+    """``s_NNNN`` ids for stacked mutants given as (task key, code), aligned with ``items``.
+
+    A namespace of their own (stacked mutants are never corpus items), numbered in the order of a
+    seeded hash of task key and code, so an id says nothing about the task, its size or its edits.
+    """
+    order = sorted(range(len(items)), key=lambda i: seeded_key(seed, "stacked", *items[i]))
+    width = _width(len(items))
+    ids = [""] * len(items)
+    for rank, index in enumerate(order):
+        ids[index] = f"s_{rank:0{width}d}"
+    return ids

@@ -1,10 +1,13 @@
 """``build_report.json`` and the per-domain markdown table.
 
 The report holds counts (per domain and in total), bug-type shares, each gate's pass/fail
-counts, both sweeps, the candidate funnel (enumerated, executed, accepted, rejected by reason),
-the content targets of the release (>= 1,000 queries, >= 4,900 snippets, >= 95 queries per
-domain, each bug type >= 10 % of mutants) with whether they are met, and every excluded task
-with its gate and reasons. Nothing in it depends on time, machine or absolute paths.
+counts, both sweeps, the candidate funnel (enumerated, removed by each realism rule per bug type,
+executed, accepted, rejected by reason, suites run by purpose), the equivalent mutants of every
+task (pass every test, agree with the canonical on every generated input: recorded, never
+shipped), each task's validation-only check (inputs generated, canonical agrees with the
+reference), the stacked-mutant counts, the content targets of the release (>= 1,000 queries,
+>= 4,900 snippets, >= 95 queries per domain, each bug type >= 10 % of mutants) with whether they
+are met, and every excluded task with its gate and reasons. Nothing in it depends on time, machine or absolute paths.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any
 
 from ..dataset.schema import DOMAINS, BugType
 from .gates import Gate, GateFailure
+from .mutation import Mutant
+from .validation_check import Agreement
 from .writer import ShippedTask
 
 TARGET_QUERIES, TARGET_SNIPPETS, TARGET_PER_DOMAIN, TARGET_TYPE_SHARE = 1000, 4900, 95, 0.10
@@ -41,7 +46,11 @@ def build_report(
     gate_counts: Mapping[Gate, Mapping[str, int]],
     sweeps: Mapping[str, Any],
     candidates: Mapping[str, Any],
+    equivalents: Mapping[str, Sequence[Mutant]] | None = None,
+    validation: Mapping[str, Agreement | None] | None = None,
+    stacked: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The report; ``equivalents`` and ``validation`` are per task path (``validation`` None: no table or not run)."""
     mutant_types = Counter(m.bug_type for s in shipped for m in s.mutants)
     n_mutants = sum(mutant_types.values())
     domains: dict[str, Any] = {}
@@ -96,6 +105,18 @@ def build_report(
         "gates": {g.value: dict(gate_counts.get(g, {"passed": 0, "failed": 0})) for g in Gate},
         "sweeps": dict(sweeps),
         "candidates": dict(candidates),
+        "equivalent_mutants": {
+            path: [{"bug_type": m.bug_type.value, "line": m.line, "description": m.bug_description} for m in mutants]
+            for path, mutants in sorted((equivalents or {}).items())
+            if mutants
+        },
+        "validation": {
+            path: {"inputs": None, "canonical_agrees": None}
+            if agreement is None
+            else {"inputs": agreement.inputs, "canonical_agrees": agreement.agrees}
+            for path, agreement in sorted((validation or {}).items())
+        },
+        "stacked_mutants": dict(stacked or {}),
         "targets": targets,
         "all_targets_met": all(t["met"] for t in targets.values()),
         "exclusions": [

@@ -1,31 +1,36 @@
-"""An authoring aid: what is wrong with a task file, and what to write to fix it.
+"""An authoring aid: what the build will do with a task file, and what to write to fix it.
 
     python -m execretrieval_mteb.construction.task_doctor tasks/geometry [tasks/x/y.toml ...] [--all]
 
-For each task it runs, in the sandbox, the canonical's tests, the validation-only check
-(canonical against the reference on the generated inputs) and every single-edit mutant the
-engine can make (its tests, then its agreement with the canonical), and reports:
+For each task it makes the build's own checks, with the build's own code (the realism rules of
+the mutation engine, ``selection.judge``, ``select_mutants``, the gate messages), in the sandbox:
+the canonical's tests, the validation-only check (canonical against the reference on the
+generated inputs), and every realistic single-edit candidate (its tests, then its agreement with
+the canonical, then, for candidates that might be one program, with each other). It reports:
 
 - the canonical failing a test, or disagreeing with the reference (the query, the canonical or
-  the reference is wrong);
+  the reference is wrong), and a missing or broken ``[validation]`` table;
 - *live* mutants: they pass every test yet give another answer on a generated valid input. The
-  tests miss that bug; the report prints the input and both answers, ready to become a test;
-- equivalent mutants (pass everything, agree everywhere): fine, recorded by the build;
-- mutants caught only by ``pytest.raises`` tests (wrong only on invalid input);
-- how many *usable* mutants remain (fail a value test with a wrong answer, disagree on a
-  generated input, no timeout), by bug type and on how many distinct lines;
+  tests miss that bug and the build excludes the task; the report prints the input and both
+  answers, ready to become a test;
+- the four mutants the build would pick (with an empty bug-type tally; the build balances types
+  over the whole corpus, so the types may differ, not the rules), on how many lines, and every
+  gate problem with them (fewer than four, all failing the same tests);
+- notes: how many candidates each realism rule removed; the candidates by verdict (usable,
+  equivalent, raises_only, crash_only, agrees_on_inputs, ...) and the usable ones' lines; pairs
+  found to be one program;
 - the query: code fragments it quotes (and mutants whose edit breaks a quoted fragment),
   implementation prescriptions, and exceptions the tests require that it never mentions.
 
-Inputs and answers are printed by running the task's own generator, canonical and mutant in a
-plain ``python3 -I -S`` subprocess with a timeout: the author's own code, for the author's eyes.
-Exit status 0 when every task is clean, 1 otherwise.
+The doctor compares every usable candidate (the build only those its selection needs: the same
+choice, less work). Inputs and answers are printed by running the task's own generator, canonical
+and mutant in a plain ``python3 -I -S`` subprocess with a timeout: the author's own code, for the
+author's eyes. Exit status 0 when every task is clean, 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
-import enum
 import json
 import re
 import subprocess
@@ -33,30 +38,36 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 
 from ..oracle.api import run_suites
-from ..oracle.outcomes import OutcomeKind, Suite, SuiteResult
-from .builder import BUILD_LIMITS
-from .mutation import Mutant, enumerate_mutants
+from ..oracle.outcomes import Suite
+from .builder import BUILD_LIMITS, NO_VALIDATION
+from .gates import check_canonical, check_live, check_mutants, check_reference, check_schema
+from .mutation import Enumeration, Mutant, RealismRule, enumerate_candidates
+from .mutation.realism import squash
+from .selection import Rejection, SamePrograms, Verdict, edit_lines, select_mutants
 from .task_files import AuthoredTask, parse_task_file
 from .validation_check import (
     INPUTS_SEED,
+    Agreement,
     ValidationSetupError,
-    is_raises_test,
     mutant_suite,
+    raises_tests,
     read_agreement,
+    read_mutant_agreement,
     reference_suite,
-    value_tests,
 )
 
 CODE_IN_QUERY = re.compile(
     r"`[^`]+`|<=|>=|==|!=|\*\*|//|<<|>>|\b[a-z_]\w{0,3}\s*[<>]\s*-?\w+|"
-    r"\b(?!(?:or|and|to|is|at|be|by|of|in|as|utf|base)\b)[a-z_]\w{0,3}\s*[-+*/%]\s*\d+\b|\b[a-z_]\w*\[\w|"
+    r"\b(?!(?:or|and|to|is|at|be|by|of|in|as|utf|base)\b)(?-i:[a-z_][a-z0-9_]{0,3})\s*[-+*/%]\s*\d+\b|\b[a-z_]\w*\[\w|"
     r"\b[a-z_]\w*\(\w[\w, ]*\)",
     re.IGNORECASE,
 )
-"""Likely code in a query: operators, comparisons and arithmetic on short names, indexing, calls."""
+"""Likely code in a query: operators, comparisons and arithmetic on short lower-case names (``n - 1``, not
+``ISBN-10``), indexing, calls."""
 PRESCRIPTION = re.compile(
     r"\b(using|via|by the|trick|counter|stack|heap|heapq|deque|bisect|two[- ]pointers?|sliding window|"
     r"dynamic programming|memo\w*|recursi\w*|loop\w*|iterat\w*|sieve|sort(?:ed|ing)? (?:it |them )?first|"
@@ -65,49 +76,24 @@ PRESCRIPTION = re.compile(
 )
 
 
-class MutantStatus(enum.Enum):
-    USABLE = "usable"  # fails a value test with a wrong answer and disagrees on a generated input
-    LIVE = "live"  # passes every test but disagrees on a generated input: the tests miss it
-    EQUIVALENT = "equivalent"  # passes every test and agrees on every generated input
-    UNCHECKED_SURVIVOR = "unchecked_survivor"  # passes every test; no validation inputs to decide
-    RAISES_ONLY = "raises_only"  # caught only by pytest.raises tests (wrong only on invalid input)
-    AGREES_ON_INPUTS = "agrees_on_inputs"  # fails a value test but agrees on every generated input
-    CRASH_ONLY = "crash_only"  # fails only by raising
-    TIMEOUT = "timeout"  # some test or input timed out
-
-
-@dataclass
-class MutantReport:
-    mutant: Mutant
-    status: MutantStatus
-    disagree: tuple[int, ...] = ()
+USABLE = "usable"
 
 
 @dataclass
 class TaskReport:
     task: AuthoredTask
+    enumeration: Enumeration
     problems: list[str] = field(default_factory=list)
-    mutants: list[MutantReport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    picks: list[Verdict] = field(default_factory=list)
+    reference: Agreement | None = None
 
-    def of(self, status: MutantStatus) -> list[MutantReport]:
-        return [m for m in self.mutants if m.status is status]
-
-
-def _classify(task: AuthoredTask, result: SuiteResult, agreement: tuple[int, ...] | None, timed_out: bool) -> MutantStatus:
-    if result.infra_error is not None or timed_out or any(o.kind is OutcomeKind.TIMEOUT for o in result.outcomes):
-        return MutantStatus.TIMEOUT
-    if result.passed:
-        if agreement is None:
-            return MutantStatus.UNCHECKED_SURVIVOR
-        return MutantStatus.LIVE if agreement else MutantStatus.EQUIVALENT
-    wrong_values = [i for i in value_tests(task.tests) if result.outcomes[i].is_wrong_output]
-    if not wrong_values:
-        wrong_raises = [i for i, t in enumerate(task.tests) if is_raises_test(t) and result.outcomes[i].is_wrong_output]
-        return MutantStatus.RAISES_ONLY if wrong_raises else MutantStatus.CRASH_ONLY
-    if agreement is not None and not agreement:
-        return MutantStatus.AGREES_ON_INPUTS
-    return MutantStatus.USABLE
+    def of(self, status: Rejection | None) -> list[Verdict]:
+        """Candidates with that verdict (None: usable, agreement run)."""
+        if status is None:
+            return [v for v in self.verdicts if v.verified]
+        return [v for v in self.verdicts if v.rejection is status]
 
 
 def lint_query(task: AuthoredTask, mutants: Sequence[Mutant] = ()) -> list[str]:
@@ -132,91 +118,135 @@ def lint_query(task: AuthoredTask, mutants: Sequence[Mutant] = ()) -> list[str]:
     return problems
 
 
-def _squash(text: str) -> str:
-    return "".join(text.split())
-
-
 def _quoted_and_broken(fragment: str, canonical: str, mutants: Sequence[Mutant]) -> bool:
     """The quoted fragment stands in the canonical and some mutant's edit removes it."""
-    quoted = _squash(fragment.strip("`"))
-    return quoted in _squash(canonical) and any(quoted not in _squash(m.code) for m in mutants)
+    quoted = squash(fragment.strip("`"))
+    return quoted in squash(canonical) and any(quoted not in squash(m.code) for m in mutants)
 
 
 def diagnose(tasks: Sequence[AuthoredTask], workers: int | None = None, progress: bool = False) -> list[TaskReport]:
-    """Run every check of every task in three batched oracle calls."""
-    reports = [TaskReport(t) for t in tasks]
-    mutants = {t.path: enumerate_mutants(t.canonical) for t in tasks}
+    """Every check of every task in three batched oracle calls (tests; agreements; same-program pairs)."""
+    reports = [TaskReport(t, enumerate_candidates(t.canonical)) for t in tasks]
+    _run_tests(reports, workers, progress)
+    _run_agreements(reports, workers, progress)
+    same = _run_pairs(reports, workers, progress)
+    for report in reports:
+        _conclude(report, same[report.task.path])
+    return reports
+
+
+def _run(suites: Sequence[Suite], workers: int | None, progress: bool) -> list:
+    return run_suites(suites, workers=workers, progress=progress, limits=BUILD_LIMITS) if suites else []
+
+
+def _run_tests(reports: Sequence[TaskReport], workers: int | None, progress: bool) -> None:
+    """Call 1: each canonical on its tests and against its reference, every candidate on its tests."""
     suites: list[Suite] = []
-    for t in tasks:
+    for r in reports:
+        t = r.task
         suites.append(Suite(t.canonical, t.tests))
         if t.validation:
             suites.append(reference_suite(t.canonical, t.function_name, t.validation.reference, t.validation.inputs))
-        suites += [Suite(m.code, t.tests) for m in mutants[t.path]]
-        if t.validation:
-            suites += [mutant_suite(m.code, t.function_name, t.canonical, t.validation.inputs) for m in mutants[t.path]]
-    results = iter(run_suites(suites, workers=workers, progress=progress, limits=BUILD_LIMITS))
-    for report in reports:
-        t = report.task
-        canonical = next(results)
-        if not canonical.passed:
-            failing = [f"#{i} {o.to_str()}" for i, o in enumerate(canonical.outcomes) if not o.passed]
-            report.problems.append(f"canonical fails tests {', '.join(failing) or canonical.infra_error}")
-        agreement: dict[str, tuple[int, ...] | None] = {}
-        timed_out: set[str] = set()
-        test_results = {}
-        valid = t.validation is not None
-        if not valid:
-            report.problems.append("no [validation] table (reference + inputs)")
+        suites += [Suite(m.code, t.tests) for m in r.enumeration.mutants]
+    results = iter(_run(suites, workers, progress))
+    for r in reports:
+        t = r.task
+        r.problems += check_canonical(next(results), t.tests)
+        r.problems += check_schema(t.query, t.tests, None)
+        if t.validation is None:
+            r.problems.append(NO_VALIDATION)
         else:
             try:
-                reference = read_agreement(next(results))
-                if reference.disagree or reference.timeouts:
-                    shown = _show(t, None, reference.disagree or reference.timeouts)
-                    report.problems.append(
-                        f"canonical and reference disagree on inputs {list(reference.disagree)}"
-                        f"{' (timeouts ' + str(list(reference.timeouts)) + ')' if reference.timeouts else ''}: {shown}"
-                    )
+                r.reference = read_agreement(next(results))
             except ValidationSetupError as exc:
-                report.problems.append(str(exc))
-                valid = False
-        for m in mutants[t.path]:
-            test_results[m.code] = next(results)
-        if t.validation:
-            for m in mutants[t.path]:
-                result = next(results)
-                if not valid:
-                    agreement[m.code] = None
-                    continue
-                try:
-                    verdict = read_agreement(result)
-                except ValidationSetupError:
-                    agreement[m.code] = None
-                    continue
-                agreement[m.code] = verdict.disagree
-                if verdict.timeouts:
-                    timed_out.add(m.code)
-        for m in mutants[t.path]:
-            status = _classify(t, test_results[m.code], agreement.get(m.code), m.code in timed_out)
-            report.mutants.append(MutantReport(m, status, agreement.get(m.code) or ()))
-        for live in report.of(MutantStatus.LIVE):
-            report.problems.append(
-                f"live mutant ({live.mutant.bug_type.value}) {live.mutant.bug_description}; "
-                f"kill it with a test: {_show(t, live.mutant, live.disagree)}"
-            )
-        usable = report.of(MutantStatus.USABLE)
-        lines = {m.mutant.line for m in usable}
-        types = Counter(m.mutant.bug_type.value for m in usable)
+                r.problems.append(str(exc))
+            else:
+                for reason in check_reference(r.reference):
+                    r.problems.append(f"{reason}: {_show(t, None, r.reference.disagree or r.reference.timeouts)}")
+        raises = raises_tests(t.tests)
+        r.verdicts = [Verdict(m, next(results), raises) for m in r.enumeration.mutants]
+
+
+def _comparable(report: TaskReport) -> bool:
+    """The task's generator works, so its candidates can be compared with the canonical."""
+    return report.reference is not None
+
+
+def _run_agreements(reports: Sequence[TaskReport], workers: int | None, progress: bool) -> None:
+    """Call 2: every candidate that survives the tests or is usable on them, against the canonical."""
+    jobs = [
+        (r, i)
+        for r in reports
+        if _comparable(r)
+        for i, v in enumerate(r.verdicts)
+        if v.rejection in (None, Rejection.SURVIVOR)
+    ]
+    suites = [
+        mutant_suite(r.verdicts[i].mutant.code, r.task.function_name, r.task.canonical, r.task.validation.inputs)
+        for r, i in jobs
+        if r.task.validation
+    ]
+    for (r, i), result in zip(jobs, _run(suites, workers, progress)):
+        r.verdicts[i] = r.verdicts[i].with_agreement(read_mutant_agreement(result))
+
+
+def _run_pairs(reports: Sequence[TaskReport], workers: int | None, progress: bool) -> dict[str, SamePrograms]:
+    """Call 3: usable candidates that might be one program (same outcomes, same disagreements), against each other."""
+    same = {r.task.path: SamePrograms() for r in reports}
+    jobs = [
+        (r, a, b)
+        for r in reports
+        if r.task.validation
+        for a, b in combinations(r.of(None), 2)
+        if SamePrograms.may_be_same(a, b)
+    ]
+    suites = [
+        mutant_suite(a.mutant.code, r.task.function_name, b.mutant.code, r.task.validation.inputs)
+        for r, a, b in jobs
+        if r.task.validation
+    ]
+    for (r, a, b), result in zip(jobs, _run(suites, workers, progress)):
+        same[r.task.path].record(a, b, read_mutant_agreement(result))
+    return same
+
+
+def _conclude(report: TaskReport, same: SamePrograms) -> None:
+    """Problems and notes of one task from its verdicts, as the build would see them."""
+    t = report.task
+    for reason, live in zip(check_live(report.verdicts), report.of(Rejection.LIVE)):
+        report.problems.append(f"{reason}: {_show(t, live.mutant, live.agreement.disagree if live.agreement else ())}")
+    optimistic = not _comparable(report)  # without inputs, show what the tests alone allow
+    report.picks = select_mutants(report.verdicts, {}, 0, t.function_name, same=same, optimistic=optimistic)
+    picked_lines = frozenset().union(*(edit_lines(v.mutant) for v in report.picks))
+    reasons = check_schema(t.query, t.tests, len(report.picks)) or check_mutants(
+        [v.result for v in report.picks], raises_tests(t.tests), [v.agreement for v in report.picks]
+    )
+    report.problems += reasons
+    removed = report.enumeration.removed_by_rule()
+    if removed:
         report.notes.append(
-            f"{len(usable)} usable mutants on {len(lines)} lines ({', '.join(f'{k} {v}' for k, v in sorted(types.items()))})"
+            "realism rules removed "
+            + ", ".join(f"{sum(removed[rule].values())} {rule.value}" for rule in RealismRule if rule in removed)
         )
-        if len(usable) < 4 or len(lines) < 2:
-            report.problems.append("fewer than 4 usable mutants on at least 2 lines; strengthen the value tests")
-        for status in (MutantStatus.EQUIVALENT, MutantStatus.RAISES_ONLY, MutantStatus.UNCHECKED_SURVIVOR):
-            found = report.of(status)
-            if found:
-                report.notes.append(f"{len(found)} {status.value}: " + "; ".join(m.mutant.bug_description for m in found[:6]))
-        report.problems += lint_query(t, [m.mutant for m in usable])
-    return reports
+    verdicts = Counter(
+        USABLE if v.verified else (v.rejection.value if v.rejection else "unverified") for v in report.verdicts
+    )
+    usable = report.of(None)
+    report.notes.append(
+        f"{len(report.verdicts)} candidates: "
+        + ", ".join(f"{n} {k}" for k, n in sorted(verdicts.items()))
+        + f"; usable ones on {len({v.mutant.line for v in usable})} lines"
+    )
+    picks = "; ".join(f"{v.mutant.bug_type.value} `{v.mutant.bug_description}`" for v in report.picks)
+    report.notes.append(f"the build would pick {len(report.picks)} on {len(picked_lines)} lines: {picks}")
+    for status in (Rejection.EQUIVALENT, Rejection.RAISES_ONLY, Rejection.AGREES_ON_INPUTS, Rejection.SURVIVOR):
+        found = report.of(status)
+        if found:
+            shown = "; ".join(v.mutant.bug_description for v in found[:6])
+            report.notes.append(f"{len(found)} {status.value}: {shown}")
+    if same.same:
+        report.notes.append(f"{len(same.same)} pair(s) of usable candidates are one program (never picked together)")
+    report.problems += lint_query(t, [v.mutant for v in usable])
 
 
 _SHOW = r'''

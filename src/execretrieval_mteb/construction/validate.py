@@ -36,6 +36,7 @@ from .gates import (
     has_timeout,
 )
 from .sweeps import CrossResult, Sweep, cross_canonical_pairs
+from .validation_check import raises_tests
 
 CHECKSUMS, MUTANT_EDIT, EXECUTION_CACHE = "checksums", "mutant_edit", "execution_cache"
 
@@ -212,7 +213,9 @@ def _execute(
         canonical_result = results[own_suites[position]]
         mutant_results = [results[own_suites[position + 1 + i]] for i in range(len(unit.mutants))]
         report.record(Gate.CANONICAL_EXECUTION.value, qid, check_canonical(canonical_result, unit.query.test_suite))
-        report.record(Gate.MUTANT_EXECUTION.value, qid, check_mutants(mutant_results))
+        report.record(
+            Gate.MUTANT_EXECUTION.value, qid, check_mutants(mutant_results, raises_tests(unit.query.test_suite))
+        )
         cache_problems = []
         for offset, result in enumerate([canonical_result, *mutant_results]):
             suite = own_suites[position + offset]

@@ -12,12 +12,16 @@ the same sandboxed comparison:
   that passes every test but disagrees somewhere is a bug the tests miss; a shipped mutant must
   disagree on at least one input, i.e. be wrong on a typical valid input, not only on an invalid one.
 
-Both run in the oracle as ordinary suites: the code under check, followed by a harness that
+- are two mutants the same program? (they agree with each other on every generated input and
+  fail the same tests the same way): the build never ships both.
+
+All run in the oracle as ordinary suites: the code under check, followed by a harness that
 executes the other implementation and the generator in namespaces of their own, and one test per
 input slot (``assert _er_agree(i)``). Two results agree when they are equal, numbers compared with
 a relative tolerance of 1e-9 (a different algorithm may round differently), and a raised exception
 agrees with an exception of the same type. The arguments after the call are compared too, so an
-in-place function is checked on what it leaves behind.
+in-place function is checked on what it leaves behind. A slot past the generator's last input
+raises ``NoGeneratedInput``, so the outcomes also say how many inputs there were.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ INPUTS_SEED = 20261201
 MIN_INPUTS, MAX_INPUTS = 10, 30
 REFERENCE_NAME = "reference"
 GENERATOR_NAME = "inputs"
+ABSENT = "NoGeneratedInput"
+"""The error a slot past the generator's last input raises (``ERROR:NoGeneratedInput``)."""
 
 _HARNESS = '''
 
@@ -70,9 +76,13 @@ def _er_same(a, b):
     return a == b
 
 
+class NoGeneratedInput(Exception):
+    pass
+
+
 def _er_agree(index):
     if index >= len(_er_inputs):
-        return True
+        raise NoGeneratedInput(index)
     args = _er_inputs[index]
     return _er_same(_er_call({target}, args), _er_call(_er_other[{other_name!r}], args))
 '''
@@ -84,14 +94,17 @@ class ValidationSetupError(ValueError):
 
 @dataclass(frozen=True)
 class Agreement:
-    """Which generated inputs two implementations disagree on (indices), and which timed out."""
+    """How many inputs were generated, which two implementations disagree on (indices), which timed out."""
 
+    inputs: int
     disagree: tuple[int, ...]
     timeouts: tuple[int, ...]
+    error: str | None = None
+    """Why the comparison could not be made (the oracle failed, or the code under check broke the harness)."""
 
     @property
     def agrees(self) -> bool:
-        return not self.disagree and not self.timeouts
+        return not self.disagree and not self.timeouts and self.error is None
 
 
 def agreement_suite(
@@ -114,9 +127,9 @@ def reference_suite(canonical: str, target: str, reference: str, inputs: str) ->
     return agreement_suite(canonical, target, reference, REFERENCE_NAME, inputs)
 
 
-def mutant_suite(mutant: str, target: str, canonical: str, inputs: str) -> Suite:
-    """A mutant against its canonical."""
-    return agreement_suite(mutant, target, canonical, target, inputs)
+def mutant_suite(mutant: str, target: str, against: str, inputs: str) -> Suite:
+    """A mutant against its canonical (or, to tell whether two mutants are the same program, against another mutant)."""
+    return agreement_suite(mutant, target, against, target, inputs)
 
 
 def read_agreement(result: SuiteResult) -> Agreement:
@@ -129,14 +142,32 @@ def read_agreement(result: SuiteResult) -> Agreement:
         raise ValidationSetupError(
             f"validation.inputs(rng) {what}; it must return {MIN_INPUTS}-{MAX_INPUTS} argument tuples"
         )
-    disagree = tuple(i for i, o in enumerate(slots) if o.kind in (OutcomeKind.FAIL, OutcomeKind.ERROR))
-    timeouts = tuple(i for i, o in enumerate(slots) if o.kind is OutcomeKind.TIMEOUT)
-    return Agreement(disagree, timeouts)
+    present = [o for o in slots if not (o.kind is OutcomeKind.ERROR and o.detail == ABSENT)]
+    disagree = tuple(i for i, o in enumerate(present) if o.kind in (OutcomeKind.FAIL, OutcomeKind.ERROR))
+    timeouts = tuple(i for i, o in enumerate(present) if o.kind is OutcomeKind.TIMEOUT)
+    return Agreement(len(present), disagree, timeouts)
+
+
+def read_mutant_agreement(result: SuiteResult) -> Agreement:
+    """``read_agreement`` for a mutant (the task's generator already worked for the canonical).
+
+    A failure to compare is not the author's to fix here: it comes back as ``Agreement.error``,
+    which the selection treats as unusable (and a pair of mutants as possibly the same program).
+    """
+    try:
+        return read_agreement(result)
+    except ValidationSetupError as exc:
+        return Agreement(0, (), (), error=str(exc))
 
 
 def is_raises_test(test: str) -> bool:
     """A test that checks an exception (``with pytest.raises(...)``), i.e. one on an invalid input."""
     return test.lstrip().startswith("with pytest.raises")
+
+
+def raises_tests(tests: Sequence[str]) -> frozenset[int]:
+    """Indices of the ``pytest.raises`` tests: a failure there is wrong behaviour on an invalid input only."""
+    return frozenset(i for i, t in enumerate(tests) if is_raises_test(t))
 
 
 def value_tests(tests: Sequence[str]) -> tuple[int, ...]:

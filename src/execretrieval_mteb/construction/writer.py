@@ -13,7 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..dataset.io import CORPUS, DISTRACTORS, EXECUTION_CACHE, QUERIES, dumps_jsonl, write_text_atomic
+from ..dataset.io import (
+    CORPUS,
+    DISTRACTORS,
+    EXECUTION_CACHE,
+    QUERIES,
+    STACKED_MUTANTS,
+    dumps_jsonl,
+    write_text_atomic,
+)
 from ..dataset.manifest import SUMS, render_sums
 from ..dataset.schema import Label
 from ..errors import ExecRetrievalError
@@ -27,6 +35,7 @@ HF_CONFIGS: tuple[tuple[str, str], ...] = (
     ("default", "default/test.jsonl"),
     ("distractor_metadata", f"data/{DISTRACTORS}"),
     ("execution_cache", f"data/{EXECUTION_CACHE}"),
+    ("stacked_mutants", f"data/{STACKED_MUTANTS}"),
 )
 
 
@@ -54,8 +63,12 @@ def _by_query_id(shipped: Sequence[ShippedTask]) -> list[ShippedTask]:
     return sorted(shipped, key=lambda s: s.ids.query_id)
 
 
-def dataset_files(shipped: Sequence[ShippedTask], cache_rows: Sequence[Mapping[str, object]]) -> dict[str, str]:
-    """Path (relative, POSIX) -> text of every data file of both layouts."""
+def dataset_files(
+    shipped: Sequence[ShippedTask],
+    cache_rows: Sequence[Mapping[str, object]],
+    stacked_rows: Sequence[Mapping[str, object]] = (),
+) -> dict[str, str]:
+    """Path (relative, POSIX) -> text of every data file of both layouts, plus the stacked-mutant companion rows."""
     queries, corpus, distractors = [], [], []
     for item in _by_query_id(shipped):
         task = item.task
@@ -102,6 +115,7 @@ def dataset_files(shipped: Sequence[ShippedTask], cache_rows: Sequence[Mapping[s
         f"data/{CORPUS}": dumps_jsonl(corpus),
         f"data/{DISTRACTORS}": dumps_jsonl(distractors),
         f"data/{EXECUTION_CACHE}": dumps_jsonl(cache_rows),
+        f"data/{STACKED_MUTANTS}": dumps_jsonl(sorted(stacked_rows, key=lambda r: str(r["corpus_id"]))),
         "corpus/test.jsonl": dumps_jsonl({"id": r["corpus_id"], "title": "", "text": r["code"]} for r in corpus),
         "queries/test.jsonl": dumps_jsonl({"id": q["query_id"], "text": q["query"]} for q in queries),
         "default/test.jsonl": dumps_jsonl(qrels),
@@ -124,6 +138,8 @@ def card_text(summary_table: str, n_queries: int, n_snippets: int) -> str:
         "# ExecRetrieval\n\n"
         f"{n_queries} Python tasks; a corpus of {n_snippets} snippets: each task's canonical implementation "
         "and four execution-verified single-edit mutants. Built by `execretrieval build`; "
+        "the `stacked_mutants` config holds companion mutants with 2-4 composed edits, never part of "
+        "the corpus; "
         "`build_report.json` lists every gate, sweep and exclusion, `SHA256SUMS` every file.\n\n"
         "## Per-domain summary\n\n"
         f"{summary_table}"

@@ -25,6 +25,7 @@ from .schema import CorpusRecord, DistractorRecord, Label, QueryRecord
 QUERIES, CORPUS, DISTRACTORS, EXECUTION_CACHE = (
     "queries.jsonl", "corpus.jsonl", "distractor_metadata.jsonl", "execution_cache.jsonl",
 )
+STACKED_MUTANTS = "stacked_mutants.jsonl"  # companion rows, never corpus items (see construction.stacked)
 CacheKey = tuple[str, str]  # (code_sha256, tests_sha256)
 
 

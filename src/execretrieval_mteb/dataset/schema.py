@@ -7,6 +7,9 @@ Layout of a built dataset directory (written by ``construction``, read by everyt
       data/corpus.jsonl               CorpusRecord per line
       data/distractor_metadata.jsonl  DistractorRecord per line (one per mutant)
       data/execution_cache.jsonl      {code_sha256, tests_sha256, test_results: [outcome, ...]}
+      data/stacked_mutants.jsonl      {corpus_id: s_NNNN, code, label, source_entry_id, n_edits, bug_types,
+                                      edits: [{bug_type, bug_description, line, span, before, after}]}
+                                      (companion data: never in the corpus, queries or qrels)
       corpus/test.jsonl               MTEB/HF config "corpus":  {id, title, text}
       queries/test.jsonl              MTEB/HF config "queries": {id, text}
       default/test.jsonl              MTEB/HF config "default" (qrels): {query-id, corpus-id, score}

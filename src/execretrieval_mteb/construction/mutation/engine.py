@@ -10,7 +10,9 @@ keep the first proposal; the order is source order, then bug type.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ...dataset.schema import BugType
 from . import (
@@ -22,6 +24,7 @@ from . import (
     wrong_operator,
 )
 from .candidate import Candidate, Mutant
+from .realism import RealismRule, unrealistic
 from .source import Parsed, SourceMap, resolve, same_tree
 
 OPERATORS = (off_by_one, off_by_one_boundary, wrong_operator, wrong_comparison, swap_arguments, remove_edge_case_check)
@@ -30,19 +33,54 @@ CONTEXT_MAX_CHARS = 60
 SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)
 
 
-def enumerate_mutants(canonical: str, bug_types: Sequence[BugType] = BUG_TYPE_ORDER) -> list[Mutant]:
-    """All verified single-edit mutants of ``canonical`` (which must parse), in a fixed order."""
+@dataclass(frozen=True)
+class Enumeration:
+    """Every verified single edit of one canonical: the realistic mutants and those a rule removed."""
+
+    mutants: tuple[Mutant, ...]
+    removed: tuple[tuple[RealismRule, Mutant], ...]
+
+    def removed_by_rule(self) -> dict[RealismRule, Counter[BugType]]:
+        """How many candidates each rule removed, by bug type (rules that removed none are absent)."""
+        counts: dict[RealismRule, Counter[BugType]] = {}
+        for rule, mutant in self.removed:
+            counts.setdefault(rule, Counter())[mutant.bug_type] += 1
+        return counts
+
+
+def enumerate_candidates(canonical: str, bug_types: Sequence[BugType] = BUG_TYPE_ORDER) -> Enumeration:
+    """All verified single-edit mutants of ``canonical`` (which must parse), in a fixed order, split by realism."""
     parsed = Parsed.of(canonical)
     candidates = [c for op in OPERATORS if op.BUG_TYPE in bug_types for c in op.propose(parsed)]
     candidates.sort(key=lambda c: (c.span[0], c.span[1], BUG_TYPE_ORDER.index(c.bug_type), c.after))
     seen = {canonical}
-    mutants = []
+    mutants: list[Mutant] = []
+    removed: list[tuple[RealismRule, Mutant]] = []
     for candidate in candidates:
         mutant = _realise(parsed, candidate)
-        if mutant is not None and mutant.code not in seen:
-            seen.add(mutant.code)
+        if mutant is None or mutant.code in seen:
+            continue
+        seen.add(mutant.code)
+        rule = unrealistic(parsed, candidate, mutant.code)
+        if rule is None:
             mutants.append(mutant)
-    return mutants
+        else:
+            removed.append((rule, mutant))
+    return Enumeration(tuple(mutants), tuple(removed))
+
+
+def enumerate_mutants(canonical: str, bug_types: Sequence[BugType] = BUG_TYPE_ORDER) -> list[Mutant]:
+    """The realistic verified single-edit mutants of ``canonical`` (which must parse), in a fixed order."""
+    return list(enumerate_candidates(canonical, bug_types).mutants)
+
+
+def count_removed(enumerations: Sequence[Enumeration]) -> dict[str, dict[str, int]]:
+    """``{rule: {bug_type: n}}`` summed over ``enumerations``, every rule and bug type present (report form)."""
+    totals: dict[RealismRule, Counter[BugType]] = {rule: Counter() for rule in RealismRule}
+    for enumeration in enumerations:
+        for rule, counts in enumeration.removed_by_rule().items():
+            totals[rule].update(counts)
+    return {rule.value: {t.value: totals[rule][t] for t in BUG_TYPE_ORDER} for rule in RealismRule}
 
 
 def _realise(parsed: Parsed, candidate: Candidate) -> Mutant | None:

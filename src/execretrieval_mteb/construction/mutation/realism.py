@@ -1,0 +1,170 @@
+"""Realism rules: edits the operators can make but no programmer would write, filtered by name.
+
+A distractor is meant to look like a bug someone could ship. Each rule below names one class of
+mechanically valid edit that fails that bar; the engine drops a candidate at the first rule it
+matches and counts it per rule and bug type (``candidates.removed_by_rule`` in the build report,
+the same numbers the task doctor prints). Every rule is decided on the canonical's syntax tree
+and the candidate's text alone, before anything runs.
+
+- ``no_op_arithmetic``: a literal shifted so the operation it feeds does nothing or is constant:
+  ``len(keys) - 1`` -> ``len(keys) - 0``, ``i += 1`` -> ``i += 0``, ``x * 2`` -> ``x * 1``,
+  ``n % 2`` -> ``n % 1``. Nobody writes the identity; the edit reads as padding, not as a bug.
+- ``equality_not_a_boundary``: an ``off_by_one_boundary`` shift of a literal compared with
+  ``==``/``!=``/``is``/``in`` (``n == 0`` -> ``n == 1``): there is no boundary to be off by one.
+- ``literal_first_swap``: a ``swap_arguments`` edit that moves a literal in front of a
+  non-literal (``y % 100`` -> ``100 % y``, ``d.get(k, 0)`` -> ``d.get(0, k)``): an order no one
+  would write by mistake. Swapping two literals, or a literal back behind a name, is kept.
+- ``whitespace_only``: the mutant equals the canonical once every whitespace character is removed,
+  inside string literals too (``.replace(" ", "")`` -> ``.replace("", " ")``): the difference is
+  invisible to a reader, so a ranking cannot be asked to see it.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+
+from ...dataset.schema import BugType
+from .candidate import Candidate
+from .constants import is_bound_position
+from .source import Parsed, Site, resolve
+
+
+class RealismRule(enum.Enum):
+    """Why a candidate edit is not a bug a programmer would write (checked in this order)."""
+
+    NO_OP_ARITHMETIC = "no_op_arithmetic"
+    EQUALITY_NOT_A_BOUNDARY = "equality_not_a_boundary"
+    LITERAL_FIRST_SWAP = "literal_first_swap"
+    WHITESPACE_ONLY = "whitespace_only"
+
+
+LITERAL_SHIFTS = (BugType.OFF_BY_ONE, BugType.OFF_BY_ONE_BOUNDARY)
+EQUALITY_OPS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+RIGHT_IDENTITY: dict[type[ast.operator], frozenset[int]] = {
+    ast.Add: frozenset({0}),
+    ast.Sub: frozenset({0}),
+    ast.BitOr: frozenset({0}),
+    ast.BitXor: frozenset({0}),
+    ast.LShift: frozenset({0}),
+    ast.RShift: frozenset({0}),
+    ast.Mult: frozenset({0, 1}),  # x * 1 is x, x * 0 is constant
+    ast.Div: frozenset({1}),
+    ast.FloorDiv: frozenset({1}),
+    ast.Mod: frozenset({1}),  # x % 1 is 0 on integers
+    ast.Pow: frozenset({0, 1}),
+    ast.BitAnd: frozenset({0}),
+}
+"""Right operand values that make ``x <op> value`` the identity or a constant."""
+LEFT_IDENTITY: dict[type[ast.operator], frozenset[int]] = {
+    ast.Add: frozenset({0}),
+    ast.BitOr: frozenset({0}),
+    ast.BitXor: frozenset({0}),
+    ast.Mult: frozenset({0, 1}),
+    ast.BitAnd: frozenset({0}),
+}
+"""Left operand values that make ``value <op> x`` the identity or a constant."""
+
+
+def squash(text: str) -> str:
+    """``text`` without any whitespace (string literals included)."""
+    return "".join(text.split())
+
+
+def unrealistic(parsed: Parsed, candidate: Candidate, code: str) -> RealismRule | None:
+    """The first rule ``candidate`` (spliced into ``code``) breaks, or None when it is realistic."""
+    if candidate.bug_type in LITERAL_SHIFTS and _is_no_op(parsed, candidate):
+        return RealismRule.NO_OP_ARITHMETIC
+    if candidate.bug_type is BugType.OFF_BY_ONE_BOUNDARY and _shifts_an_equality_operand(parsed, candidate):
+        return RealismRule.EQUALITY_NOT_A_BOUNDARY
+    if candidate.bug_type is BugType.SWAP_ARGUMENTS and _puts_a_literal_first(parsed, candidate):
+        return RealismRule.LITERAL_FIRST_SWAP
+    if squash(code) == squash(parsed.source.text):
+        return RealismRule.WHITESPACE_ONLY
+    return None
+
+
+def is_literal(node: ast.AST) -> bool:
+    """A constant, or a negated numeric constant (``-1``)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant)
+
+
+def _int_literal_value(node: ast.AST) -> int | None:
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    inner = node.operand if negative else node  # type: ignore[attr-defined]
+    if isinstance(inner, ast.Constant) and type(inner.value) is int:
+        return -inner.value if negative else inner.value
+    return None
+
+
+def _new_value(candidate: Candidate) -> int | None:
+    try:
+        value = ast.literal_eval(candidate.after)
+    except (ValueError, SyntaxError):
+        return None
+    return value if type(value) is int else None
+
+
+def _is_no_op(parsed: Parsed, candidate: Candidate) -> bool:
+    """A shifted integer literal whose new value is an identity (or annihilator) of its operation."""
+    site = parsed.by_path.get(candidate.anchor)
+    if site is None or _int_literal_value(site.node) is None:
+        return False  # an expression shifted by one (``a[i]`` -> ``a[i + 1]``), not a literal
+    value = _new_value(candidate)
+    parent = parsed.parent(site)
+    if value is None or parent is None:
+        return False
+    field = site.path[-1][0]
+    node = parent.node
+    if isinstance(node, ast.BinOp):
+        table = RIGHT_IDENTITY if field == "right" else LEFT_IDENTITY
+        return value in table.get(type(node.op), frozenset())
+    if isinstance(node, ast.AugAssign) and field == "value":
+        return value in RIGHT_IDENTITY.get(type(node.op), frozenset())
+    return False
+
+
+def _shifts_an_equality_operand(parsed: Parsed, candidate: Candidate) -> bool:
+    """The shifted literal reaches (through ``+``/``-``) a comparison operand next to ``==``-like operators only."""
+    site: Site | None = parsed.by_path.get(candidate.anchor)
+    while site is not None:
+        parent = parsed.parent(site)
+        if parent is None:
+            return False
+        if is_bound_position(parsed, site):
+            if not isinstance(parent.node, ast.Compare):
+                return False  # a range or slice bound: a boundary indeed
+            field, index = site.path[-1]
+            position = 0 if field == "left" else (index or 0) + 1
+            ops = parent.node.ops
+            adjacent = [ops[i] for i in (position - 1, position) if 0 <= i < len(ops)]
+            return all(isinstance(op, EQUALITY_OPS) for op in adjacent)
+        node = parent.node
+        additive = isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub))
+        if not (additive or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub))):
+            return False
+        site = parent
+    return False
+
+
+def _puts_a_literal_first(parsed: Parsed, candidate: Candidate) -> bool:
+    """The swap moves a literal ahead of a non-literal (``y % 100`` -> ``100 % y``)."""
+    node = resolve(parsed.tree, candidate.anchor)
+    src = parsed.source
+    if isinstance(node, ast.BinOp):
+        first, second = node.left, node.right
+    elif isinstance(node, ast.Call):
+        bounds = src.span(node)
+        pairs = [
+            (a, b)
+            for a, b in zip(node.args, node.args[1:])
+            if src.with_parens(src.span(a), bounds)[0] == candidate.span[0]
+        ]
+        if not pairs:
+            return False
+        first, second = pairs[0]
+    else:
+        return False
+    return is_literal(second) and not is_literal(first)
