@@ -30,6 +30,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ..dataset import layout
 from ..dataset.schema import BugType
 from ..oracle import api as oracle_api
 from ..oracle.limits import Limits
@@ -72,7 +73,7 @@ from .validation_check import (
     read_mutant_agreement,
     reference_suite,
 )
-from .writer import ShippedTask, card_text, dataset_files, prepare_out_dir, write_dataset
+from .writer import ShippedTask, card_text, dataset_records
 
 DEFAULT_CANDIDATES_PER_TYPE = 1
 SWEEP_ATTEMPTS = 3
@@ -163,7 +164,7 @@ def _cache_row(suite: Suite, result: SuiteResult) -> dict[str, Any]:
 
 def build(options: BuildOptions, log: Callable[[str], None] = lambda _m: None) -> BuildResult:
     """Build the dataset described by ``options``; user errors raise ``ExecRetrievalError``."""
-    prepare_out_dir(Path(options.out_dir))
+    layout.prepare_out_dir(Path(options.out_dir))
     return _Build(options, log).run()
 
 
@@ -258,10 +259,10 @@ class _Build:
             stacked=_stacked_summary(stacking, stacked),
         )
         table = domain_table(report)
-        files = dataset_files(shipped, cache_rows, stacked_rows)
+        files = layout.render(dataset_records(shipped, cache_rows, stacked_rows))
         files["build_report.json"] = dumps_report(report)
         files["README.md"] = card_text(table, len(shipped), report["counts"]["snippets"])
-        sums = write_dataset(Path(self.options.out_dir), files)
+        sums = layout.write_dataset(Path(self.options.out_dir), files)
         return BuildResult(Path(self.options.out_dir), report, sums, table)
 
     def static_gates(self, tasks: Sequence[AuthoredTask]) -> list[AuthoredTask]:

@@ -1,42 +1,20 @@
-"""Write a built dataset: the study's schema, the MTEB/HF layout, a minimal card and ``SHA256SUMS``.
+"""What a build ships, as records of the study's schema (``dataset.layout`` writes them to disk).
 
-Every file is rendered to text first (sorted keys, rows in id order, no timestamps or absolute
-paths), written into a fresh sibling folder, checksummed, and only then swapped into place, so
-an interrupted build leaves the previous output untouched and equal input gives equal bytes.
+Construction only maps tasks to records: one query row per shipped task, a corpus row for its
+canonical and each mutant, a distractor-metadata row per mutant; plus the build's own dataset
+card (the per-domain table and where the report is).
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from ..dataset.io import (
-    CORPUS,
-    DISTRACTORS,
-    EXECUTION_CACHE,
-    QUERIES,
-    STACKED_MUTANTS,
-    dumps_jsonl,
-    write_text_atomic,
-)
-from ..dataset.manifest import SUMS, render_sums
+from ..dataset.layout import Records, configs_yaml
 from ..dataset.schema import Label
-from ..errors import ExecRetrievalError
 from .ids import QueryIds
 from .mutation import Mutant
 from .task_files import AuthoredTask
-
-HF_CONFIGS: tuple[tuple[str, str], ...] = (
-    ("corpus", "corpus/test.jsonl"),
-    ("queries", "queries/test.jsonl"),
-    ("default", "default/test.jsonl"),
-    ("distractor_metadata", f"data/{DISTRACTORS}"),
-    ("execution_cache", f"data/{EXECUTION_CACHE}"),
-    ("stacked_mutants", f"data/{STACKED_MUTANTS}"),
-)
 
 
 @dataclass(frozen=True)
@@ -59,18 +37,14 @@ class ShippedTask:
         return (self.task.canonical, *(m.code for m in self.mutants))
 
 
-def _by_query_id(shipped: Sequence[ShippedTask]) -> list[ShippedTask]:
-    return sorted(shipped, key=lambda s: s.ids.query_id)
-
-
-def dataset_files(
+def dataset_records(
     shipped: Sequence[ShippedTask],
     cache_rows: Sequence[Mapping[str, object]],
     stacked_rows: Sequence[Mapping[str, object]] = (),
-) -> dict[str, str]:
-    """Path (relative, POSIX) -> text of every data file of both layouts, plus the stacked-mutant companion rows."""
+) -> Records:
+    """The study-schema rows of every shipped task, its execution-cache rows and the stacked-mutant companions."""
     queries, corpus, distractors = [], [], []
-    for item in _by_query_id(shipped):
+    for item in shipped:
         task = item.task
         entry = task.function_name
         mutant_ids = item.mutant_ids()
@@ -107,33 +81,18 @@ def dataset_files(
                 }
             )
             distractors.append({"corpus_id": cid, "source_entry_id": entry, **mutant.to_metadata()})
-    corpus.sort(key=lambda r: r["corpus_id"])
-    distractors.sort(key=lambda r: r["corpus_id"])
-    qrels = [{"query-id": q["query_id"], "corpus-id": q["correct_corpus_ids"][0], "score": 1} for q in queries]
-    return {
-        f"data/{QUERIES}": dumps_jsonl(queries),
-        f"data/{CORPUS}": dumps_jsonl(corpus),
-        f"data/{DISTRACTORS}": dumps_jsonl(distractors),
-        f"data/{EXECUTION_CACHE}": dumps_jsonl(cache_rows),
-        f"data/{STACKED_MUTANTS}": dumps_jsonl(sorted(stacked_rows, key=lambda r: str(r["corpus_id"]))),
-        "corpus/test.jsonl": dumps_jsonl({"id": r["corpus_id"], "title": "", "text": r["code"]} for r in corpus),
-        "queries/test.jsonl": dumps_jsonl({"id": q["query_id"], "text": q["query"]} for q in queries),
-        "default/test.jsonl": dumps_jsonl(qrels),
-    }
+    return Records(queries, corpus, distractors, cache_rows, stacked_rows)
 
 
 def card_text(summary_table: str, n_queries: int, n_snippets: int) -> str:
     """A minimal dataset card whose YAML ``configs`` lets ``datasets.load_dataset(DIR, name)`` work."""
-    configs = "".join(
-        f"- config_name: {name}\n  data_files:\n  - split: test\n    path: {path}\n" for name, path in HF_CONFIGS
-    )
     return (
         "---\n"
         "license: apache-2.0\n"
         "language:\n- en\n"
         "task_categories:\n- text-retrieval\n"
         "tags:\n- code\n- mteb\n- code-retrieval\n"
-        f"configs:\n{configs}"
+        f"{configs_yaml()}"
         "---\n\n"
         "# ExecRetrieval\n\n"
         f"{n_queries} Python tasks; a corpus of {n_snippets} snippets: each task's canonical implementation "
@@ -144,36 +103,3 @@ def card_text(summary_table: str, n_queries: int, n_snippets: int) -> str:
         "## Per-domain summary\n\n"
         f"{summary_table}"
     )
-
-
-def prepare_out_dir(out_dir: Path) -> None:
-    """Refuse to replace a folder that is not empty and not an earlier build (no ``SHA256SUMS``)."""
-    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / SUMS).is_file())):
-        raise ExecRetrievalError(
-            f"{out_dir}: exists and is not an earlier build (no {SUMS}); choose another --out or remove it"
-        )
-
-
-def write_dataset(out_dir: Path, files: Mapping[str, str]) -> str:
-    """Write ``files`` plus ``SHA256SUMS`` into ``out_dir`` (replacing an earlier build); returns the sums."""
-    out_dir = Path(out_dir)
-    prepare_out_dir(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.building."))
-    staging.chmod(0o755)
-    try:
-        for rel in sorted(files):
-            write_text_atomic(staging / rel, files[rel])
-        sums = render_sums(staging)
-        write_text_atomic(staging / SUMS, sums)
-        if out_dir.exists():
-            retired = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.old."))
-            out_dir.rename(retired / "previous")
-            staging.rename(out_dir)
-            shutil.rmtree(retired)
-        else:
-            staging.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return sums
