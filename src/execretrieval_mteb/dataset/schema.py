@@ -1,6 +1,6 @@
 """Records of a built dataset, in the original study's schema (kept so its release also loads).
 
-Layout of a built dataset directory (written by ``construction``, read by everything else)::
+Layout of a built dataset directory (written by ``layout``, read by ``io``)::
 
     DIR/
       data/queries.jsonl              QueryRecord per line
