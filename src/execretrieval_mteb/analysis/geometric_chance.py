@@ -8,10 +8,11 @@ Gaussian, the event being scale-free), the vector ``D u`` of those margins, with
 (mutants x dim) matrix of differences ``c - m_j``, is Gaussian with covariance ``G = D D^T``. So with
 ``G = L L^T`` (from ``numpy.linalg.eigh``) and z standard Gaussian in as many dimensions as mutants::
 
-    P(canonical wins) = P(L z > 0 componentwise)        estimated over R fixed-seed draws of z
+    P(canonical wins) = P(L z > 0 componentwise)        estimated over R fixed-seed directions z
 
 which is exactly the probability over uniform directions in the full space, at the cost of a
-4-dimensional problem per family instead of a (dim x R) product per model. A mutant with an
+4-dimensional problem per family instead of a (dim x R) product per model. The R directions are
+R/2 Gaussian draws and their antipodes (antithetic pairs: still uniform, half the products). A mutant with an
 identical embedding ties the canonical under every direction and gets half the credit (1/(1+t) for
 t such mutants), as everywhere here.
 
@@ -89,21 +90,26 @@ def geometric_chance(embeddings: FamilyEmbeddings, families: Families, direction
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
     factor = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))[:, None, :]  # L with L L^T = G
     rng = np.random.default_rng(seed)
-    z = rng.standard_normal((families.width, directions))
+    z = rng.standard_normal((families.width, (directions + 1) // 2))
     # A mutant tied with the canonical under every direction is no constraint: its row is replaced by a
     # copy of a contested row of the same family (a repeated constraint changes nothing); a family
     # with no contested mutant always wins (its ties are shared below).
     anchor = np.argmax(contested, axis=1)
     free = ~contested.any(axis=1)
     factor = np.where(contested[:, :, None], factor, factor[np.arange(rows.size), anchor][:, None, :])
-    # One GEMM per block of directions for all families at once, in float32: only signs are used.
+    # One GEMM per block of draws for all families at once, in float32 (only signs are used). Each draw
+    # z also gives its antipode -z for free: the canonical wins at -z when every margin is negative.
     flat_factor = factor.reshape(-1, families.width).astype(np.float32)
     z32 = z.astype(np.float32)
     wins = np.zeros(rows.size)
-    for begin in range(0, directions, chunk):
+    for begin in range(0, z32.shape[1], chunk):
         block = z32[:, begin:begin + chunk]
         margins = (flat_factor @ block).reshape(rows.size, families.width, block.shape[1])
         wins += (margins.min(axis=1) > 0.0).sum(axis=1)
+        antipodes = margins.max(axis=1) < 0.0
+        if begin + block.shape[1] == z32.shape[1] and directions % 2:
+            antipodes[:, -1] = False  # an odd count uses the last draw once
+        wins += antipodes.sum(axis=1)
     wins[free] = directions
     per_family = wins / directions / (1.0 + identical.sum(axis=1))
     per_query = np.full(families.size, np.nan)
