@@ -6,8 +6,8 @@ against its canonical: for every non-``equal`` opcode of
 (a replaced ``<`` by ``<=`` is one region: ``""`` -> ``"="`` after the shared ``<``, size 1; a deleted
 guard counts every deleted character). The common prefix and suffix are stripped before the diff:
 a single-edit mutant differs in one place, and without stripping the matcher is quadratic in the
-snippet length (18 s for the bundled 4,036 mutants, 0.2 s with it; the sizes agreed on every
-mutant checked).
+snippet length (18 s for the bundled 4,036 mutants, 0.2 s with it; on all 4,036 the sizes equal
+those of the unstripped diff).
 
 Sizes fall into bins 1 / 2-5 / 6-20 / 21+; per bin, deception (``deception``) per model and pooled.
 The association is ``scipy.stats.spearmanr`` between edit size and the deceived indicator over all

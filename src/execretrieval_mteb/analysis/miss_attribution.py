@@ -10,7 +10,8 @@ g. Each failing member of that group is the top 1 with probability 1/g, so a que
 Categories (``MissWinner``): one of the query's own mutants, a snippet of another task (one of its
 mutants), another task's canonical; ``own_canonical`` only if the verdicts record the query's own
 canonical as failing (they should not), ``not_in_dataset`` for an id the dataset lacks. Own-mutant
-misses are further split by the winning mutant's bug type (shares of all misses).
+misses are further split by the winning mutant's bug type (shares of all misses). A query without
+a ranking has no top 1 to attribute and is left out.
 """
 
 from __future__ import annotations
