@@ -70,20 +70,30 @@ def exec_at_1_bars(result: AnalysisResult) -> Figure:
     return figure
 
 
-def exec_at_k_curves(result: AnalysisResult) -> Figure:
+def _curves(result: AnalysisResult, lines: dict[str, tuple[list[int], list[float]]], *, xlabel: str, ylabel: str,
+            title: str, legend: str) -> Figure:
+    """One line per model (leaderboard order) of share-valued points."""
     figure = _figure(6.5, 4.2)
     ax = figure.add_subplot()
     for model, color in zip(result.models, _colors(len(result.models)), strict=True):
-        ks = [k for k in K_VALUES if Metric.EXEC.key(k) in result.intervals[model]]
-        ax.plot(ks, [result.intervals[model][Metric.EXEC.key(k)].mean for k in ks], marker="o", color=color, label=model)
-    ax.set_xticks(list(K_VALUES))
+        xs, ys = lines[model]
+        ax.plot(xs, ys, marker="o", color=color, label=model)
+    ax.set_xticks(sorted({x for xs, _ in lines.values() for x in xs}))
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("k")
-    ax.set_ylabel("exec@k")
-    ax.set_title("exec@k")
-    ax.legend(fontsize=7, loc="lower right", ncol=1 + len(result.models) // 12)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc=legend, ncol=1 + len(result.models) // 12)
     figure.tight_layout()
     return figure
+
+
+def exec_at_k_curves(result: AnalysisResult) -> Figure:
+    lines = {}
+    for model in result.models:
+        ks = [k for k in K_VALUES if Metric.EXEC.key(k) in result.intervals[model]]
+        lines[model] = (ks, [result.intervals[model][Metric.EXEC.key(k)].mean for k in ks])
+    return _curves(result, lines, xlabel="k", ylabel="exec@k", title="exec@k", legend="lower right")
 
 
 def per_domain_heatmap(result: AnalysisResult) -> Figure:
@@ -125,20 +135,12 @@ def deception_by_bug_type(result: AnalysisResult) -> Figure:
 
 
 def pool_density_curves(result: AnalysisResult) -> Figure:
-    figure = _figure(6.5, 4.2)
-    ax = figure.add_subplot()
-    for model, color in zip(result.models, _colors(len(result.models)), strict=True):
+    lines = {}
+    for model in result.models:
         pool = result.pool_density[model]
-        ys = [np.nan if v is None else v for v in pool.expected_exec_at_1]
-        ax.plot(pool.densities, ys, marker="o", color=color, label=model)
-    ax.set_xticks(list(result.pool_density[result.models[0]].densities))
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("own mutants kept in the pool (d)")
-    ax.set_ylabel("expected exec@1")
-    ax.set_title("Pool density: one near-clone is enough to break rank 1")
-    ax.legend(fontsize=7, loc="upper right", ncol=1 + len(result.models) // 12)
-    figure.tight_layout()
-    return figure
+        lines[model] = (list(pool.densities), [np.nan if v is None else v for v in pool.expected_exec_at_1])
+    return _curves(result, lines, xlabel="own mutants kept in the pool (d)", ylabel="expected exec@1",
+                   title="Pool density: expected exec@1 with d of its own mutants kept", legend="upper right")
 
 
 def similarity_gap_histograms(result: AnalysisResult) -> Figure:
