@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from analysis_helpers import RealModel
+
 from execretrieval_mteb.analysis.synthetic import report_from_matrix
 from execretrieval_mteb.dataset.bundled import BUNDLED_DATASET_DIR
 from execretrieval_mteb.dataset.io import BuiltDataset, load_dataset

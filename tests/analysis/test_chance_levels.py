@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from analysis_helpers import tiny_dataset
+
 from execretrieval_mteb.analysis.family import Families
 from execretrieval_mteb.analysis.geometric_chance import FamilyEmbeddings, Similarity, geometric_chance
 from execretrieval_mteb.analysis.structure_baseline import levenshtein, python_tokens, structure_baseline
@@ -71,7 +71,8 @@ def test_the_low_dimensional_reduction_matches_sampling_directions_in_the_full_s
 
 
 def test_similarity_accepts_its_string_name() -> None:
-    assert FamilyEmbeddings(IDS, np.zeros((len(IDS), 2), dtype=np.float32), "cosine").similarity is Similarity.COSINE  # type: ignore[arg-type]
+    embeddings = FamilyEmbeddings(IDS, np.zeros((len(IDS), 2), dtype=np.float32), "cosine")  # type: ignore[arg-type]
+    assert embeddings.similarity is Similarity.COSINE
 
 
 def _dp(a: list[str], b: list[str]) -> int:
@@ -94,7 +95,8 @@ def test_bit_parallel_levenshtein_equals_the_textbook_dp() -> None:
 
 
 def test_python_tokens_keep_indentation_structure_and_survive_bad_code() -> None:
-    assert python_tokens("if x:\n    y = 1\n") == ["if", "x", ":", "<NEWLINE>", "<INDENT>", "y", "=", "1", "<NEWLINE>", "<DEDENT>"]
+    expected = ["if", "x", ":", "<NEWLINE>", "<INDENT>", "y", "=", "1", "<NEWLINE>", "<DEDENT>"]
+    assert python_tokens("if x:\n    y = 1\n") == expected
     assert python_tokens("def f(:\n  'unterminated") != []
 
 

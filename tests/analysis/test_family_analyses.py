@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from analysis_helpers import tiny_dataset, tiny_report
 from scipy.stats import spearmanr
 
-from analysis_helpers import tiny_dataset, tiny_report
 from execretrieval_mteb.analysis.deception import deception
 from execretrieval_mteb.analysis.edit_size import edit_size, edit_size_vs_deception, family_edit_sizes, size_bin, spearman
 from execretrieval_mteb.analysis.family import Families
@@ -20,12 +20,14 @@ from execretrieval_mteb.analysis.stacked import StackedScores, stacked_deception
 from execretrieval_mteb.evaluation.model_report import FrozenScores
 
 CANON = "def f(x):\n    return x < 1\n"
+GUARDED = "def g(s):\n    if not s:\n        return 0\n    return len(s)\n"
 DATASET = tiny_dataset({
-    "a": (CANON, [("def f(x):\n    return x <= 1\n", "wrong_comparison"), ("def f(x):\n    return x < 2\n", "off_by_one"),
-                  ("def f(x):\n    return 1 < x\n", "swap_arguments"), ("def f(x):\n    return x - 1\n", "wrong_operator")]),
-    "b": ("def g(s):\n    if not s:\n        return 0\n    return len(s)\n",
-          [("def g(s):\n    return len(s)\n", "remove_edge_case_check"), ("def g(s):\n    if not s:\n        return 1\n    return len(s)\n", "off_by_one"),
-           ("def g(s):\n    if s:\n        return 0\n    return len(s)\n", "wrong_comparison"), ("def g(s):\n    if not s:\n        return 0\n    return len(s) + 1\n", "off_by_one")]),
+    "a": (CANON, [(CANON.replace("<", "<="), "wrong_comparison"), (CANON.replace("1", "2"), "off_by_one"),
+                  (CANON.replace("x < 1", "1 < x"), "swap_arguments"), (CANON.replace("x < 1", "x - 1"), "wrong_operator")]),
+    "b": (GUARDED, [("def g(s):\n    return len(s)\n", "remove_edge_case_check"),
+                    (GUARDED.replace("return 0", "return 1"), "off_by_one"),
+                    (GUARDED.replace("not s", "s"), "wrong_comparison"),
+                    (GUARDED.replace("len(s)\n", "len(s) + 1\n"), "off_by_one")]),
     "c": ("def h(a, b):\n    return a - b\n",
           [("def h(a, b):\n    return a + b\n", "wrong_operator"), ("def h(a, b):\n    return b - a\n", "swap_arguments"),
            ("def h(a, b):\n    return a - b - 1\n", "off_by_one"), ("def h(a, b):\n    return a * b\n", "wrong_operator")]),
@@ -119,7 +121,8 @@ def test_spearman_is_scipy_tie_aware_and_none_when_constant() -> None:
     y = np.array([1, 0, 1, 1, 0, 0, 0, 1.0])
     assert spearman(x, y).rho == pytest.approx(spearmanr(x, y).statistic)
     assert spearman(x, np.ones(8)).rho is None
-    result = edit_size_vs_deception(family_edit_sizes(FAMILIES), {"m": family_scores(FAMILIES, REPORT, None).deceived()}, FAMILIES)
+    deceived = {"m": family_scores(FAMILIES, REPORT, None).deceived()}
+    result = edit_size_vs_deception(family_edit_sizes(FAMILIES), deceived, FAMILIES)
     assert result.spearman.n == 10
     assert sum(r.decided for r in result.by_bin.values()) == 10
 

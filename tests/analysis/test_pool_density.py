@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-
 from analysis_helpers import RealModel, tiny_dataset, tiny_report
+
 from execretrieval_mteb.analysis.family import Families
 from execretrieval_mteb.analysis.pool_density import pool_density
 from execretrieval_mteb.analysis.synthetic import report_from_matrix

@@ -60,7 +60,7 @@ def test_mcnemar_table_by_hand() -> None:
 
 def _brute_sign_flip(d: list[float]) -> float:
     observed = abs(sum(d))
-    flips = [abs(sum(s * x for s, x in zip(signs, d))) for signs in itertools.product((1, -1), repeat=len(d))]
+    flips = [abs(sum(s * x for s, x in zip(signs, d, strict=True))) for signs in itertools.product((1, -1), repeat=len(d))]
     return sum(f >= observed - 1e-12 for f in flips) / len(flips)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from .result import AnalysisResult
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-RC = {"svg.hashsalt": "execretrieval-analysis", "svg.fonttype": "path", "font.size": 9, "axes.titlesize": 10}
+SVG_HASHSALT = "execretrieval-analysis"
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -71,7 +71,7 @@ def exec_at_1_bars(result: AnalysisResult) -> Figure:
 
 
 def _curves(result: AnalysisResult, lines: dict[str, tuple[list[int], list[float]]], *, xlabel: str, ylabel: str,
-            title: str, legend: str) -> Figure:
+            title: str, legend: Literal["lower right", "upper right"]) -> Figure:
     """One line per model (leaderboard order) of share-valued points."""
     figure = _figure(6.5, 4.2)
     ax = figure.add_subplot()
@@ -156,7 +156,8 @@ def similarity_gap_histograms(result: AnalysisResult) -> Figure:
         ax.axvline(0.0, color="black", linewidth=0.8)
         ax.set_title(model, fontsize=7)
         ax.tick_params(labelsize=6)
-    figure.suptitle("canonical score minus best mutant score, per query (at or left of 0: a mutant scores at least the canonical)", fontsize=9)
+    figure.suptitle("canonical score minus best mutant score, per query "
+                    "(at or left of 0: a mutant scores at least the canonical)", fontsize=9)
     figure.tight_layout()
     return figure
 
@@ -198,7 +199,7 @@ def save_figures(result: AnalysisResult, folder: Path) -> list[Path]:
 
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    with matplotlib.rc_context(RC):
+    with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT, "svg.fonttype": "path", "font.size": 9, "axes.titlesize": 10}):
         for name, draw in FIGURES.items():
             figure = draw(result)
             for suffix, metadata in ((".png", {"Software": None}), (".svg", {"Date": None, "Creator": None})):

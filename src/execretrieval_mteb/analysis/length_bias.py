@@ -30,8 +30,8 @@ def length_groups(families: Families) -> np.ndarray:
     """(n_queries, width) sign of len(mutant) - len(canonical): -1, 0, 1 (0 where absent)."""
     out = np.zeros(families.mutant_ids.shape, dtype=np.int64)
     for i, j in zip(*np.nonzero(families.mutant_mask), strict=True):
-        difference = len(families.corpus[str(families.mutant_ids[i, j])].code) - len(families.corpus[families.canonical_ids[i]].code)
-        out[i, j] = int(np.sign(difference))
+        mutant = families.corpus[str(families.mutant_ids[i, j])].code
+        out[i, j] = int(np.sign(len(mutant) - len(families.corpus[families.canonical_ids[i]].code)))
     return out
 
 

@@ -48,7 +48,8 @@ class MissAttribution:
         return {
             "expected_misses": total,
             "share": {w.value: self.share(w) for w in MissWinner},
-            "own_mutant_share_by_bug_type": {bt: (v / total if total else None) for bt, v in sorted(self.own_mutant_by_bug_type.items())},
+            "own_mutant_share_by_bug_type": {bt: (v / total if total else None)
+                                             for bt, v in sorted(self.own_mutant_by_bug_type.items())},
         }
 
 

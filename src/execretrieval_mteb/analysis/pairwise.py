@@ -85,68 +85,66 @@ def model_pairs(n_models: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+def _flipped_statistics(scores: ScoreMatrix, ia: np.ndarray, ib: np.ndarray, config: StatsConfig) -> np.ndarray:
+    """(R, n_models * n_metrics) ``S @ V`` for the columns some Monte Carlo sign-flip test needs (zeros elsewhere)."""
+    n, _, n_metrics = scores.values.shape
+    binary = scores.is_binary()
+    needed = np.zeros(scores.flat.shape[1], dtype=bool)
+    for m in range(n_metrics):
+        fractional = ~(binary[ia, m] & binary[ib, m])
+        many = np.count_nonzero(scores.values[:, ia, m] != scores.values[:, ib, m], axis=0) > config.exact_max_nonzero
+        pairs = np.flatnonzero(fractional & many)
+        needed[ia[pairs] * n_metrics + m] = needed[ib[pairs] * n_metrics + m] = True
+    flipped = np.zeros((config.permutations if needed.any() else 0, needed.size))
+    if needed.any():
+        flipped[:, needed] = sign_matrix(n, config.permutations, config.permutation_seed) @ scores.flat[:, needed]
+    return flipped
+
+
 def pairwise_tests(scores: ScoreMatrix, replicates: np.ndarray, config: StatsConfig) -> list[PairResult]:
-    """All pairs on all metrics; ``replicates`` are the (B, n_models * n_metrics) bootstrap means."""
-    n, n_models, n_metrics = scores.values.shape
+    """All pairs on all metrics, pair-major; ``replicates`` are the (B, n_models * n_metrics) bootstrap means."""
+    _, n_models, n_metrics = scores.values.shape
     ia, ib = model_pairs(n_models)
     binary = scores.is_binary()
-    flat = scores.flat
-    # One shared sign matrix for the Monte Carlo permutation test; W = S @ V for the needed columns only.
-    needs_flips = np.zeros(n_models * n_metrics, dtype=bool)
-    diffs_by_metric = []
-    for m in range(n_metrics):
-        d = scores.values[:, ia, m] - scores.values[:, ib, m]  # (n, P)
-        diffs_by_metric.append(d)
-        fractional = ~(binary[ia, m] & binary[ib, m])
-        big = np.count_nonzero(d, axis=0) > config.exact_max_nonzero
-        for x in np.flatnonzero(fractional & big):
-            needs_flips[ia[x] * n_metrics + m] = needs_flips[ib[x] * n_metrics + m] = True
-    flipped = np.zeros((0, n_models * n_metrics))
-    if needs_flips.any():
-        signs = sign_matrix(n, config.permutations, config.permutation_seed)
-        flipped = np.zeros((config.permutations, n_models * n_metrics))
-        flipped[:, needs_flips] = signs @ flat[:, needs_flips]
-
-    results: dict[tuple[int, int], PairResult] = {}
+    flipped = _flipped_statistics(scores, ia, ib, config)
+    by_metric: list[list[PairResult]] = []
     for m, key in enumerate(scores.metrics):
-        d = diffs_by_metric[m]
+        d = scores.values[:, ia, m] - scores.values[:, ib, m]  # (n, pairs)
         ca, cb = ia * n_metrics + m, ib * n_metrics + m
         low, high = percentile_interval(replicates[:, ca] - replicates[:, cb], config.confidence)
         nonzero = np.count_nonzero(d, axis=0)
         use_mcnemar = binary[ia, m] & binary[ib, m]
         p = np.empty(len(ia))
         flips: list[int | None] = [None] * len(ia)
-        exact = np.zeros(len(ia), dtype=bool)
+        exact = np.ones(len(ia), dtype=bool)
         counts: list[McNemarCounts | None] = [None] * len(ia)
         mc = np.flatnonzero(use_mcnemar)
         tables = mcnemar_tables(scores.values[:, ia[mc], m], scores.values[:, ib[mc], m])
-        for x, table in zip(mc, tables, strict=True):
-            counts[x] = table
+        for i, table in zip(mc, tables, strict=True):
+            counts[i] = table
         p[mc] = mcnemar_exact_p(np.array([t.a_only for t in tables], dtype=int), np.array([t.b_only for t in tables], dtype=int))
-        exact[mc] = True
-        small = np.flatnonzero(~use_mcnemar & (nonzero <= config.exact_max_nonzero))
-        for x in small:
-            p[x] = exact_p(d[:, x])
-            flips[x] = 2 ** int(nonzero[x])
-            exact[x] = True
-        large = np.flatnonzero(~use_mcnemar & (nonzero > config.exact_max_nonzero))
-        if large.size:
-            observed = d[:, large].sum(axis=0)
-            p[large] = monte_carlo_p(observed, flipped[:, ca[large]] - flipped[:, cb[large]])
-            for x in large:
-                flips[x] = config.permutations
+        for i in np.flatnonzero(~use_mcnemar & (nonzero <= config.exact_max_nonzero)):
+            p[i], flips[i] = exact_p(d[:, i]), 2 ** int(nonzero[i])
+        sampled = np.flatnonzero(~use_mcnemar & (nonzero > config.exact_max_nonzero))
+        if sampled.size:
+            p[sampled] = monte_carlo_p(d[:, sampled].sum(axis=0), flipped[:, ca[sampled]] - flipped[:, cb[sampled]])
+            exact[sampled] = False
+            for i in sampled:
+                flips[i] = config.permutations
         p_holm = holm_adjust(p)
+        results = []
         for x in range(len(ia)):
             a, b = int(ia[x]), int(ib[x])
-            results[(x, m)] = PairResult(
+            results.append(PairResult(
                 a=scores.models[a], b=scores.models[b], metric=key,
                 test=PairedTest.MCNEMAR_EXACT if use_mcnemar[x] else PairedTest.SIGN_FLIP_PERMUTATION,
                 a_rate=float(scores.means[a, m]), b_rate=float(scores.means[b, m]),
                 delta=float(scores.means[a, m] - scores.means[b, m]),
                 p=float(p[x]), p_holm=float(p_holm[x]), ci_low=float(low[x]), ci_high=float(high[x]),
                 counts=counts[x], nonzero_differences=int(nonzero[x]), sign_flips=flips[x], exact=bool(exact[x]),
-            )
-    return [results[(x, m)] for x in range(len(ia)) for m in range(n_metrics)]
+            ))
+        by_metric.append(results)
+    return [by_metric[m][i] for i in range(len(ia)) for m in range(n_metrics)]
 
 
 def pairwise_json(pairs: Iterable[PairResult]) -> dict[str, Any]:

@@ -122,7 +122,8 @@ def _gap_and_deception(result: AnalysisResult) -> str:
         gap = result.similarity_gap[model].to_json()
         rows.append([model, result.sources[model].value, _pct(gap["share_some_mutant_at_least_canonical"]),
                      _f(gap["median_gap"], 4), _f(gap["mean_gap"], 4), f"{gap['gap_known']}"])
-    gap_table = _table(["model", "scores from", "some mutant ≥ canonical", "median gap", "mean gap", "queries with known gap"], rows)
+    header = ["model", "scores from", "some mutant ≥ canonical", "median gap", "mean gap", "queries with known gap"]
+    gap_table = _table(header, rows)
     types = sorted(result.deception_pooled.by_bug_type)
     rows = [[model, _pct(result.deception[model].overall.rate)] +
             [_pct(result.deception[model].by_bug_type[t].rate) for t in types] for model in result.models]
@@ -180,8 +181,8 @@ def _stacked(result: AnalysisResult) -> str:
             rows.append([model, entry.reason, "", ""])
         else:
             rows.append([model, _pct(entry.stacked.rate), _pct(entry.single_same_families.rate), _f(entry.difference_points, 1)])
-    return head + "Deception on execution-verified stacked mutants (2-4 composed edits) against single edits of the same families.\n\n" + \
-        _table(["model", "stacked", "single", "difference (points)"], rows)
+    return head + ("Deception on execution-verified stacked mutants (2-4 composed edits) against single edits of "
+                   "the same families.\n\n") + _table(["model", "stacked", "single", "difference (points)"], rows)
 
 
 def _family_accuracy(result: AnalysisResult) -> str:

@@ -41,7 +41,8 @@ class SimilarityGap:
             "gap_known": int(known.size),
             "median_gap": float(np.median(known)) if known.size else None,
             "mean_gap": float(np.mean(known)) if known.size else None,
-            "gap_quantiles": {f"{q:g}": float(v) for q, v in zip(QUANTILES, np.quantile(known, QUANTILES), strict=True)} if known.size else None,
+            "gap_quantiles": ({f"{q:g}": float(v) for q, v in zip(QUANTILES, np.quantile(known, QUANTILES), strict=True)}
+                              if known.size else None),
         }
 
 
