@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..dataset.io import BuiltDataset
-from ..dataset.schema import CorpusRecord, Label
+from ..dataset.schema import CorpusRecord
 
 
 @dataclass(frozen=True)
@@ -87,10 +87,6 @@ class Families:
                                dtype=np.int64, count=self.mutant_ids.size).reshape(self.mutant_ids.shape)
             self._columns[key] = (canon, muts)
         return self._columns[key]
-
-    def is_canonical(self, corpus_id: str) -> bool:
-        record = self.corpus.get(corpus_id)
-        return record is not None and record.label is Label.CORRECT
 
     def bug_type_names(self) -> list[str]:
         """Bug types present, sorted (the order of every per-type table)."""

@@ -117,7 +117,7 @@ def per_domain_heatmap(result: AnalysisResult) -> Figure:
 
 def deception_by_bug_type(result: AnalysisResult) -> Figure:
     types = sorted(result.deception_pooled.by_bug_type)
-    figure = _figure(7.0, 4.0)
+    figure = _figure(7.0, 4.4 + 0.12 * len(result.models))
     ax = figure.add_subplot()
     x = np.arange(len(types))
     pooled = [result.deception_pooled.by_bug_type[t].rate or 0.0 for t in types]
@@ -126,10 +126,10 @@ def deception_by_bug_type(result: AnalysisResult) -> Figure:
         rates = [result.deception[model].by_bug_type[t].rate for t in types]
         ax.scatter(x, [np.nan if r is None else r for r in rates], s=12, color=color, label=model, zorder=3)
     ax.set_xticks(x, types, rotation=25, ha="right")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.04)
     ax.set_ylabel("share of (query, mutant) pairs deceived")
     ax.set_title("Deception by bug type: mutant scored at least the canonical")
-    ax.legend(fontsize=6, ncol=2 + len(result.models) // 12, loc="upper right")
+    ax.legend(fontsize=6, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.3), frameon=False)
     figure.tight_layout()
     return figure
 

@@ -197,7 +197,7 @@ def _family_accuracy(result: AnalysisResult) -> str:
     return ("## Family accuracy\n\nThe share of queries whose canonical outranks all of its own mutants (ties "
             f"share the credit). Naive chance: {_f(naive)}. **Structure-only baseline**: picking each family's "
             "medoid (smallest total token edit distance to its siblings) without reading the query scores "
-            f"**{_f(base.accuracy)}** (canonical the unique medoid in {base.canonical_unique_medoid} of "
+            f"**{_f(base.accuracy, 4)}** (canonical the unique medoid in {base.canonical_unique_medoid} of "
             f"{base.per_query.size} families): every mutant is one edit of its canonical, so structure alone "
             "finds it; that is not understanding code. The **geometric chance level** is the probability that "
             "a random query direction ranks the canonical first in its family.\n\n" +
