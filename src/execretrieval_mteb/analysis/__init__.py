@@ -1,0 +1,39 @@
+"""Statistics, analyses, figures and ``report.md`` over ``ModelReport``s (one concept per module).
+
+Inputs: ``evaluation.model_report.ModelReport`` per model, optionally its ``FrozenScores`` (full
+score matrix), its corpus embeddings (``geometric_chance.FamilyEmbeddings``) and its stacked-mutant
+scores (``stacked.StackedScores``), and the dataset. Nothing here imports mteb or runs the oracle.
+
+Statistics
+- ``bootstrap``: one resample-count matrix, every replicate mean as one product.
+- ``intervals``: 95 % percentile bootstrap interval per model and metric.
+- ``mcnemar``, ``sign_flip``, ``holm``: the paired tests and the multiple-testing adjustment.
+- ``pairwise``: every pair of models on every metric (``PairedTest`` says which test was used).
+- ``statistics``, ``leaderboard_rows``: both at once; rows with "differs from the row above".
+
+Analyses (``result.Analysis``)
+- ``family``, ``family_scores``: the (query x family member) grid and each model's scores on it.
+- ``miss_attribution``, ``similarity_gap``, ``deception``, ``pool_density``, ``edit_size``,
+  ``length_bias``, ``stacked``, ``per_domain``, ``difficulty``, ``family_accuracy``,
+  ``structure_baseline``, ``geometric_chance``.
+
+Output
+- ``compute.analyse`` (no files), ``write.write_analysis`` (files), ``figures``, ``report_md``.
+"""
+
+from __future__ import annotations
+
+from .compute import analyse
+from .config import StatsConfig
+from .geometric_chance import FamilyEmbeddings, Similarity
+from .intervals import Interval
+from .leaderboard_rows import IntervalRow, leaderboard_rows
+from .pairwise import PairedTest, PairResult
+from .result import Analysis, AnalysisResult
+from .stacked import StackedScores
+from .write import write_analysis
+
+__all__ = [
+    "Analysis", "AnalysisResult", "FamilyEmbeddings", "Interval", "IntervalRow", "PairResult", "PairedTest",
+    "Similarity", "StackedScores", "StatsConfig", "analyse", "leaderboard_rows", "write_analysis",
+]
