@@ -26,7 +26,16 @@ def test_default_run_writes_every_output(run_output: Path, capsys: pytest.Captur
     assert len(list((run_output / "predictions").rglob("ExecRetrieval_predictions.json"))) == 2
     table = (run_output / "leaderboard.md").read_text()
     assert "sentence-transformers/all-MiniLM-L6-v2" in table and "execretrieval-mteb/bm25-code" in table
-    assert table.splitlines()[0].count("exec@") == len(K_VALUES)
+    assert table.splitlines()[0].count("exec@") == len(K_VALUES) and "95 % CI" in table.splitlines()[0]
+    second = table.splitlines()[3]
+    assert second.split("|")[4].strip() in {"*", "="}  # the significance mark against the row above
+    analysis = run_output / "analysis"
+    for name in ("confidence_intervals.json", "pairwise_tests.json", "analyses.json", "report.md"):
+        assert (analysis / name).is_file(), name
+    assert (analysis / "figures" / "exec_at_1.svg").is_file() and (analysis / "figures" / "exec_at_1.png").is_file()
+    analyses = json.loads((analysis / "analyses.json").read_text())
+    assert 0 <= analyses["geometric_chance"]["sentence-transformers/all-MiniLM-L6-v2"]["chance"] <= 1  # embeddings reached it
+    assert analyses["score_sources"]["execretrieval-mteb/bm25-code"] == "frozen_scores"  # BM25 recomputed in full
 
 
 def test_oracle_checked_metrics_agree_with_mtebs_json(run_output: Path) -> None:
@@ -89,8 +98,13 @@ def test_rescore_rebuilds_the_run_byte_for_byte(run_output: Path, tiny_dataset: 
             row["metrics"] = {}
             row["top_results"] = []
         path.write_text(json.dumps(blob))
+    shutil.rmtree(copy / "analysis")
     assert main(["rescore", str(copy), "--data", str(tiny_dataset), "--quiet"]) == 0
-    for name in ["leaderboard.md", "leaderboard.json"] + [f"evaluation/{p.name}" for p in (run_output / "evaluation").glob("*.json")]:
+    compared = ["leaderboard.md", "leaderboard.json"]
+    compared += [p.relative_to(run_output).as_posix() for p in (run_output / "evaluation").glob("*.json")]
+    compared += [p.relative_to(run_output).as_posix() for p in (run_output / "analysis").rglob("*") if p.is_file()]
+    assert any(name.endswith("report.md") for name in compared) and any(name.endswith(".svg") for name in compared)
+    for name in compared:
         assert (copy / name).read_bytes() == (run_output / name).read_bytes(), name
 
 

@@ -2,8 +2,8 @@
 
 ``write_evaluation`` stores one model's evaluation file. ``finish`` then gathers every model
 evaluated into the folder *on this dataset* (earlier runs included; files from other data are
-left alone, never mixed in), and writes the leaderboard and the statistics and analyses over
-them. ``run``, ``evaluate``, ``rescore`` and ``report`` all end here, so they write the same
+left alone, never mixed in), and writes the leaderboard (with intervals and significance marks)
+and the statistics, analyses, ``report.md`` and figures (``analysis/``) over them. ``run``, ``evaluate``, ``rescore`` and ``report`` all end here, so they write the same
 files the same way.
 """
 
@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..dataset.io import BuiltDataset
 from .leaderboard import LeaderboardRow, write_leaderboard
-from .model_report import ModelReport
+from .matrices import bm25_scores, frozen_embeddings, is_bm25
+from .model_report import FrozenScores, ModelReport
 from .pipeline import Evaluation
 from .report import ReportError, read_report, report_json, write_report
 from .results_folder import ResultsFolder, model_slug
@@ -51,9 +52,36 @@ def gather(folder: ResultsFolder, dataset: BuiltDataset) -> tuple[list[ModelRepo
     return reports, skipped
 
 
-def finish(folder: ResultsFolder, dataset: BuiltDataset) -> Finished:
-    """Leaderboard (and analyses) over every model evaluated into ``folder`` on ``dataset``."""
+def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True) -> Finished:
+    """Leaderboard, statistics and analyses over every model evaluated into ``folder`` on ``dataset``.
+
+    Full score matrices come from the folder's frozen embeddings (and BM25's recomputed scores), so
+    the analyses that need scores outside the top k run for those models; the others say why not.
+    """
+    from ..analysis import FamilyEmbeddings, write_analysis
+
     reports, skipped = gather(folder, dataset)
-    rows = [LeaderboardRow(r.model.name, r.model.revision, len(r.query_ids), r.means()) for r in reports]
+    frozen: dict[str, FrozenScores] = {}
+    embeddings: dict[str, FamilyEmbeddings] = {}
+    for report in reports:
+        name = report.model.name
+        dense = frozen_embeddings(folder, name, dataset)
+        if dense is not None:
+            frozen[name] = dense.scores()
+            embeddings[name] = FamilyEmbeddings(dense.corpus_ids, dense.corpus, dense.model.similarity or "cosine")
+        elif is_bm25(name):
+            frozen[name] = bm25_scores(dataset)
+    rows: list[LeaderboardRow] = []
+    if reports:
+        result = write_analysis(folder.analysis, reports, dataset, frozen=frozen, embeddings=embeddings, figures=figures)
+        by_name = {r.model.name: r for r in reports}
+        for stats in result.leaderboard_rows():
+            report = by_name[stats.model]
+            rows.append(LeaderboardRow(
+                stats.model, report.model.revision, len(report.query_ids), report.means(),
+                intervals={key: (i.low, i.high) for key, i in stats.intervals.items()},
+                p_vs_above=None if stats.vs_above is None else stats.vs_above.p_holm,
+                differs_from_above=stats.differs_from_above,
+            ))
     write_leaderboard(folder.root, rows)
     return Finished(tuple(reports), tuple(rows), tuple(skipped))

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 K1 = 1.5
 B = 0.75
+MODEL_NAME = "execretrieval-mteb/bm25-code"
 
 _OPERATORS = (
     "**=", "//=", ">>=", "<<=", "...",
@@ -77,7 +78,7 @@ class CodeBM25Search:
         from mteb.models.model_meta import ModelMeta
 
         return ModelMeta.create_empty(overwrites={
-            "name": "execretrieval-mteb/bm25-code",
+            "name": MODEL_NAME,
             "revision": f"rank-bm25-{version('rank-bm25')}-k1-{self.k1}-b-{self.b}",
             "model_type": ["sparse"],
             "languages": ["eng-Latn", "python-Code"],

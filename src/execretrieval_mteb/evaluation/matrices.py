@@ -1,0 +1,52 @@
+"""A model's full score matrix (and corpus embeddings) from a results folder, without the model.
+
+Dense models: from their frozen embeddings (``embeddings/<org__model>.npz``), scores recomputed
+as in the run. BM25: recomputed from the dataset alone (it is deterministic). Rescoring and the
+analyses that need scores outside the predicted top k (similarity gap, deception, geometric
+chance level) read them here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..dataset.io import BuiltDataset
+from .frozen import FrozenEmbeddings, FrozenError, load_frozen
+from .model_report import FrozenScores
+from .results_folder import ResultsFolder, model_slug
+
+
+def bm25_scores(dataset: BuiltDataset) -> FrozenScores:
+    """The code-aware BM25's full score matrix over ``dataset`` (the same numbers its mteb search returns)."""
+    from ..mteb_task.bm25 import CodeBM25Search
+
+    model = CodeBM25Search()
+    model.index([{"id": c.corpus_id, "title": "", "text": c.code} for c in dataset.corpus])
+    matrix = np.vstack([model.scores(q.query) for q in dataset.queries])
+    return FrozenScores(tuple(q.query_id for q in dataset.queries), tuple(c.corpus_id for c in dataset.corpus), matrix)
+
+
+def is_bm25(name: str) -> bool:
+    from ..mteb_task.bm25 import MODEL_NAME
+
+    return name == MODEL_NAME
+
+
+def frozen_embeddings(folder: ResultsFolder, model_name: str, dataset: BuiltDataset) -> FrozenEmbeddings | None:
+    """A dense model's frozen embeddings in the folder (None when there are none); refused if from other data."""
+    path = folder.embeddings(model_slug(model_name))
+    if not path.is_file():
+        return None
+    frozen = load_frozen(path)
+    if frozen.dataset_fingerprint != dataset.fingerprint:
+        raise FrozenError(f"{path}: computed on another dataset (fingerprint {frozen.dataset_fingerprint[:12]}); "
+                          "use the --data it was computed on")
+    return frozen
+
+
+def frozen_scores(folder: ResultsFolder, model_name: str, dataset: BuiltDataset) -> FrozenScores | None:
+    """The model's full score matrix from the folder's frozen matrices (None when there are none)."""
+    if is_bm25(model_name):
+        return bm25_scores(dataset)
+    frozen = frozen_embeddings(folder, model_name, dataset)
+    return frozen.scores() if frozen is not None else None
