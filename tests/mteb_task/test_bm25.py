@@ -42,3 +42,15 @@ def test_search_never_splits_a_tie_group_at_the_cutoff() -> None:
     results = model.search([{"id": "q", "text": "return a - b"}], top_k=1)["q"]
     assert set(results) == {"d0", "d1"}  # swapped arguments: identical bags of tokens, tied
     assert results["d0"] == pytest.approx(results["d1"])
+
+
+def test_documents_outside_the_index_score_as_if_indexed_without_changing_it() -> None:
+    corpus = [{"id": f"d{i}", "title": "", "text": text} for i, text in enumerate(
+        ["def f(a, b): return a - b", "def g(x): return x", "def h(y): return y * 2 + 1"])]
+    model = CodeBM25Search()
+    model.index(corpus)
+    queries = ["return a - b", "double y plus one"]
+    extra = model.score_extra(queries, [c["text"] for c in corpus] + ["def f(a, b): return unseen_name - b"])
+    for i, query in enumerate(queries):
+        np.testing.assert_allclose(extra[i, :3], model.scores(query), rtol=1e-12)
+    assert extra[0, 3] < extra[0, 0]  # the unseen term contributes nothing, and b is not a

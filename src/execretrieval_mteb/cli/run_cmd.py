@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=positive_int, default=32, help="encoding batch size (default 32)")
     parser.add_argument("--device", default=None, help="torch device for dense models (default: cuda if available, else cpu)")
     parser.add_argument("--overwrite", action="store_true", help="re-encode models already evaluated into the folder")
+    parser.add_argument("--stacked", action="store_true",
+                        help="also encode the dataset's stacked mutants (2-4 composed edits, never in the corpus) for "
+                             "the stacked-deception analysis; BM25 scores them without this flag")
     add_workers(parser)
     add_finish_arguments(parser)
 
@@ -51,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluation.results_folder import ResultsFolder, model_slug
     from ..mteb_task.default_model import SHORT_NAME
     from ..mteb_task.encode import encode, identity_of
-    from ..mteb_task.models import BM25_NAME, load, resolve
+    from ..mteb_task.models import BM25_NAME, ModelKind, load, resolve
     from ..mteb_task.registration import ensure_registered
     from ..mteb_task.task import ExecRetrieval
 
@@ -70,11 +73,14 @@ def run(args: argparse.Namespace) -> int:
         say(f"[{index}/{len(specs)}] {spec.name}")
         slug = model_slug(spec.model_name)
         try:
-            if not args.overwrite and _reusable(folder, slug, spec.revision, dataset.fingerprint):
+            wants_stacked = args.stacked and spec.kind is not ModelKind.BM25 and bool(dataset.stacked)
+            missing_stacked = wants_stacked and not folder.stacked_embeddings(slug).is_file()
+            if not args.overwrite and not missing_stacked and _reusable(folder, slug, spec.revision, dataset.fingerprint):
                 say(f"  already evaluated on this dataset: reusing {folder.evaluation(slug)} (--overwrite re-encodes)")
                 continue
             model = load(spec, args.device)
-            encoded = encode(model, task, folder, batch_size=args.batch_size, progress=not args.quiet)
+            encoded = encode(model, task, folder, batch_size=args.batch_size, progress=not args.quiet,
+                             stacked=args.stacked)
             evaluation = evaluate_predictions(
                 folder.predictions(encoded.slug), dataset, identity_of(model),
                 workers=args.workers, progress=not args.quiet, oracle_cache=folder.oracle_cache,

@@ -70,7 +70,7 @@ CODE_IN_QUERY = re.compile(
 ``ISBN-10``), indexing, calls."""
 PRESCRIPTION = re.compile(
     r"\b(using|via|by the|trick|counter|stack|heap|heapq|deque|bisect|two[- ]pointers?|sliding window|"
-    r"dynamic programming|memo\w*|recursi\w*|loop\w*|iterat\w*|sieve|sort(?:ed|ing)? (?:it |them )?first|"
+    r"dynamic programming|memo\w*|recursi\w*|loop(?:s|ing|ed)?|iterat\w*|sieve|sort(?:ed|ing)? (?:it |them )?first|"
     r"then sort|list comprehension|dictionary|hash ?map|bitmask|xor trick|monotonic)\b",
     re.IGNORECASE,
 )

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import ExecRetrievalError
 from ..oracle.outcomes import TestOutcome
 from . import manifest
-from .schema import CorpusRecord, DistractorRecord, Label, QueryRecord
+from .schema import CorpusRecord, DistractorRecord, Label, QueryRecord, StackedRecord
 
 QUERIES, CORPUS, DISTRACTORS, EXECUTION_CACHE = (
     "queries.jsonl", "corpus.jsonl", "distractor_metadata.jsonl", "execution_cache.jsonl",
@@ -42,6 +42,8 @@ class BuiltDataset:
     execution_cache: Mapping[CacheKey, tuple[TestOutcome, ...]]
     fingerprint: str = ""
     """sha256 of the dataset's ``SHA256SUMS`` (see ``manifest``): which dataset, exactly."""
+    stacked: tuple[StackedRecord, ...] = ()
+    """Stacked mutants (``data/stacked_mutants.jsonl``), when the build made them; never in the corpus."""
 
 
 def data_dir(root: Path) -> Path:
@@ -126,6 +128,16 @@ def _distractor(obj: dict[str, Any], where: str) -> DistractorRecord:
     )
 
 
+def _stacked(obj: dict[str, Any], where: str) -> StackedRecord:
+    return StackedRecord(
+        corpus_id=str(_need(obj, "corpus_id", where)),
+        code=_need(obj, "code", where),
+        source_entry_id=str(_need(obj, "source_entry_id", where)),
+        n_edits=int(_need(obj, "n_edits", where)),
+        bug_types=tuple(obj.get("bug_types") or ()),
+    )
+
+
 def _cache_outcomes(obj: dict[str, Any], where: str) -> tuple[TestOutcome, ...]:
     for key in ("test_results", "outcomes", "results"):
         if key in obj:
@@ -139,7 +151,8 @@ def _cache_outcomes(obj: dict[str, Any], where: str) -> tuple[TestOutcome, ...]:
 def study_files(root: Path) -> list[Path]:
     """The study-schema files the loader reads from ``root`` (those present)."""
     base = data_dir(root)
-    return [base / name for name in (QUERIES, CORPUS, DISTRACTORS, EXECUTION_CACHE) if (base / name).is_file()]
+    names = (QUERIES, CORPUS, DISTRACTORS, EXECUTION_CACHE, STACKED_MUTANTS)
+    return [base / name for name in names if (base / name).is_file()]
 
 
 def load_dataset(root: Path | str, *, verify: bool = True) -> BuiltDataset:
@@ -166,6 +179,9 @@ def load_dataset(root: Path | str, *, verify: bool = True) -> BuiltDataset:
         for n, o in read_jsonl(base / EXECUTION_CACHE):
             where = f"{base / EXECUTION_CACHE}:{n}"
             cache[(_need(o, "code_sha256", where), _need(o, "tests_sha256", where))] = _cache_outcomes(o, where)
+    stacked: tuple[StackedRecord, ...] = ()
+    if (base / STACKED_MUTANTS).is_file():
+        stacked = tuple(_stacked(o, f"{base / STACKED_MUTANTS}:{n}") for n, o in read_jsonl(base / STACKED_MUTANTS))
     if not queries:
         raise DatasetError(f"{base / QUERIES}: no queries; rebuild the dataset with `execretrieval build`")
     known = {c.corpus_id for c in corpus}
@@ -175,7 +191,7 @@ def load_dataset(root: Path | str, *, verify: bool = True) -> BuiltDataset:
             raise DatasetError(f"{base / QUERIES}: query {q.query_id} names correct ids {missing} absent from {CORPUS}")
     return BuiltDataset(
         root=root, queries=queries, corpus=corpus, distractors=distractors, execution_cache=cache,
-        fingerprint=manifest.fingerprint(root, read),
+        fingerprint=manifest.fingerprint(root, read), stacked=stacked,
     )
 
 

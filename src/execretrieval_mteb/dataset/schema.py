@@ -81,3 +81,14 @@ class DistractorRecord:
     span: tuple[int, int] | None = None  # character offsets [start, end) of the edit in the canonical
     before: str | None = None
     after: str | None = None
+
+
+@dataclass(frozen=True)
+class StackedRecord:
+    """A stacked mutant (2-4 composed single edits of a canonical), companion data kept out of the corpus."""
+
+    corpus_id: str
+    code: str
+    source_entry_id: str
+    n_edits: int
+    bug_types: tuple[str, ...] = ()

@@ -50,3 +50,28 @@ def frozen_scores(folder: ResultsFolder, model_name: str, dataset: BuiltDataset)
         return bm25_scores(dataset)
     frozen = frozen_embeddings(folder, model_name, dataset)
     return frozen.scores() if frozen is not None else None
+
+
+def stacked_scores(folder: ResultsFolder, model_name: str, dataset: BuiltDataset) -> FrozenScores | None:
+    """Every query against the dataset's stacked mutants (companion data, never in the corpus).
+
+    BM25 scores them against its index's statistics (no encoding needed); a dense model needs its
+    ``embeddings/<model>.stacked.npz`` from ``run --stacked``. None when neither applies.
+    """
+    if not dataset.stacked:
+        return None
+    ids = tuple(r.corpus_id for r in dataset.stacked)
+    if is_bm25(model_name):
+        from ..mteb_task.bm25 import CodeBM25Search
+
+        model = CodeBM25Search()
+        model.index([{"id": c.corpus_id, "title": "", "text": c.code} for c in dataset.corpus])
+        matrix = model.score_extra([q.query for q in dataset.queries], [r.code for r in dataset.stacked])
+        return FrozenScores(tuple(q.query_id for q in dataset.queries), ids, matrix)
+    path = folder.stacked_embeddings(model_slug(model_name))
+    if not path.is_file():
+        return None
+    frozen = load_frozen(path)
+    if frozen.dataset_fingerprint != dataset.fingerprint or frozen.corpus_ids != ids:
+        raise FrozenError(f"{path}: computed on other stacked mutants; rerun the model with `execretrieval run --stacked`")
+    return frozen.scores()

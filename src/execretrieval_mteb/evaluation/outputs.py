@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..dataset.io import BuiltDataset
 from .leaderboard import LeaderboardRow, write_leaderboard
-from .matrices import bm25_scores, frozen_embeddings, is_bm25
+from .matrices import bm25_scores, frozen_embeddings, is_bm25, stacked_scores
 from .model_report import FrozenScores, ModelReport
 from .pipeline import Evaluation
 from .report import ReportError, read_report, report_json, write_report
@@ -58,11 +58,13 @@ def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True
     Full score matrices come from the folder's frozen embeddings (and BM25's recomputed scores), so
     the analyses that need scores outside the top k run for those models; the others say why not.
     """
-    from ..analysis import FamilyEmbeddings, write_analysis
+    from ..analysis import FamilyEmbeddings, StackedScores, write_analysis
 
     reports, skipped = gather(folder, dataset)
     frozen: dict[str, FrozenScores] = {}
     embeddings: dict[str, FamilyEmbeddings] = {}
+    stacked: dict[str, StackedScores] = {}
+    entry = {r.corpus_id: (r.source_entry_id, r.n_edits) for r in dataset.stacked}
     for report in reports:
         name = report.model.name
         dense = frozen_embeddings(folder, name, dataset)
@@ -71,9 +73,15 @@ def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True
             embeddings[name] = FamilyEmbeddings(dense.corpus_ids, dense.corpus, dense.model.similarity or "cosine")
         elif is_bm25(name):
             frozen[name] = bm25_scores(dataset)
+        extra = stacked_scores(folder, name, dataset)
+        if extra is not None:
+            stacked[name] = StackedScores(extra.query_ids, extra.corpus_ids, extra.matrix,
+                                          tuple(entry[c][0] for c in extra.corpus_ids),
+                                          tuple(entry[c][1] for c in extra.corpus_ids))
     rows: list[LeaderboardRow] = []
     if reports:
-        result = write_analysis(folder.analysis, reports, dataset, frozen=frozen, embeddings=embeddings, figures=figures)
+        result = write_analysis(folder.analysis, reports, dataset, frozen=frozen, stacked=stacked,
+                                embeddings=embeddings, figures=figures)
         by_name = {r.model.name: r for r in reports}
         for stats in result.leaderboard_rows():
             report = by_name[stats.model]

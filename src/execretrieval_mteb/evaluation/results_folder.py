@@ -5,6 +5,7 @@
     predictions/<org__model>/ExecRetrieval_predictions.json   per-query scores (MTEB's format)
     predictions/<org__model>/dataset.json            which dataset those predictions were computed on
     embeddings/<org__model>.npz                      frozen query and corpus embeddings (dense models)
+    embeddings/<org__model>.stacked.npz              the same queries with the stacked mutants (run --stacked)
     evaluation/<org__model>.json                     per-query metrics and top k with each test's outcome
     analysis/                                        intervals, paired tests, analyses, report.md, figures
     oracle-cache.sqlite                              the oracle's verdicts for pairs the dataset's cache lacks
@@ -54,6 +55,9 @@ class ResultsFolder:
 
     def embeddings(self, slug: str) -> Path:
         return self.root / "embeddings" / f"{slug}.npz"
+
+    def stacked_embeddings(self, slug: str) -> Path:
+        return self.root / "embeddings" / f"{slug}.stacked.npz"
 
     def evaluation(self, slug: str) -> Path:
         return self.root / "evaluation" / f"{slug}.json"

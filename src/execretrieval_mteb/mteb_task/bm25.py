@@ -96,25 +96,41 @@ class CodeBM25Search:
         documents = [code_tokens("\n".join(filter(None, [row.get("title") or "", row["text"]]))) for row in corpus]
         self._bm25 = BM25Okapi(documents, k1=self.k1, b=self.b)
         self._vocab = {term: i for i, term in enumerate(sorted(self._bm25.idf))}
+        self._weights = self._term_weights(self._bm25.doc_freqs, self._bm25.doc_len)
+
+    def _term_weights(self, doc_freqs: list[dict[str, int]], doc_len: list[int]) -> sparse.csr_matrix:
+        """documents x vocabulary matrix of BM25 contributions, with the fitted idf and average length."""
+        assert self._bm25 is not None
         rows, cols, values = [], [], []
-        lengths = np.asarray(self._bm25.doc_len, dtype=float)
+        lengths = np.asarray(doc_len, dtype=float)
         norms = self.k1 * (1 - self.b + self.b * lengths / self._bm25.avgdl)
-        for d, freqs in enumerate(self._bm25.doc_freqs):
+        for d, freqs in enumerate(doc_freqs):
             for term, tf in freqs.items():
-                rows.append(d)
-                cols.append(self._vocab[term])
-                values.append(self._bm25.idf[term] * tf * (self.k1 + 1) / (tf + norms[d]))
-        self._weights = sparse.csr_matrix((values, (rows, cols)), shape=(len(documents), len(self._vocab)))
+                if term in self._vocab:  # a term the fitted corpus never saw has no idf: it adds nothing
+                    rows.append(d)
+                    cols.append(self._vocab[term])
+                    values.append(self._bm25.idf[term] * tf * (self.k1 + 1) / (tf + norms[d]))
+        return sparse.csr_matrix((values, (rows, cols)), shape=(len(doc_freqs), len(self._vocab)))
+
+    def score_extra(self, queries: list[str], texts: list[str]) -> np.ndarray:
+        """queries x texts scores of documents *outside* the index, with the index's idf and average
+        length (as if each were scored against the fitted corpus without changing it)."""
+        tokens = [code_tokens(t) for t in texts]
+        weights = self._term_weights([Counter(t) for t in tokens], [len(t) for t in tokens])
+        return np.vstack([np.asarray(weights @ self._query_vector(q)).ravel() for q in queries])
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        counts = Counter(t for t in code_tokens(query) if t in self._vocab)
+        vector = np.zeros(len(self._vocab))
+        for term, count in counts.items():
+            vector[self._vocab[term]] = count
+        return vector
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every indexed document for one query (equal to ``BM25Okapi.get_scores``)."""
         if self._weights is None:
             raise RuntimeError("CodeBM25Search.scores called before index()")
-        counts = Counter(t for t in code_tokens(query) if t in self._vocab)
-        vector = np.zeros(len(self._vocab))
-        for term, count in counts.items():
-            vector[self._vocab[term]] = count
-        return np.asarray(self._weights @ vector).ravel()
+        return np.asarray(self._weights @ self._query_vector(query)).ravel()
 
     def search(self, queries: Any, *, task_metadata: Any = None, hf_split: str = "", hf_subset: str = "",
                top_k: int = 1000, encode_kwargs: Any = None, top_ranked: Any = None,

@@ -18,6 +18,7 @@ from ..dataset.io import write_text_atomic
 from ..evaluation.frozen import FrozenEmbeddings, save_frozen
 from ..evaluation.model_report import ModelIdentity
 from ..evaluation.results_folder import ResultsFolder, model_slug
+from .data_source import SPLIT
 from .task import ExecRetrieval
 
 
@@ -72,8 +73,34 @@ def identity_of(model: Any) -> ModelIdentity:
     )
 
 
-def encode(model: Any, task: ExecRetrieval, folder: ResultsFolder, *, batch_size: int, progress: bool) -> Encoded:
-    """mteb evaluation of ``model`` on ``task``: result file, predictions, and frozen embeddings if dense."""
+def encode_stacked(model: Any, task: ExecRetrieval, frozen: FrozenEmbeddings, *, batch_size: int,
+                   progress: bool) -> FrozenEmbeddings:
+    """The dataset's stacked mutants encoded as documents by the same model, beside its query matrix.
+
+    They are encoded exactly as mteb encodes the corpus (same prompt type, dataloader and batch
+    size), but outside mteb's search, since they are not part of the benchmark's corpus.
+    """
+    from datasets import Dataset
+    from mteb._create_dataloaders import create_dataloader
+    from mteb.types import PromptType
+
+    assert task.built is not None
+    stacked = task.built.stacked
+    rows = Dataset.from_dict({"id": [r.corpus_id for r in stacked], "title": ["" for _ in stacked],
+                              "text": [r.code for r in stacked]})
+    loader = create_dataloader(rows, task_metadata=task.metadata, prompt_type=PromptType.document, batch_size=batch_size)
+    out = model.encode(loader, task_metadata=task.metadata, hf_split=SPLIT, hf_subset="default",
+                       prompt_type=PromptType.document, batch_size=batch_size, show_progress_bar=progress)
+    array = out.detach().cpu().float().numpy() if hasattr(out, "detach") else np.asarray(out, dtype=np.float32)
+    return FrozenEmbeddings(model=frozen.model, dataset_fingerprint=frozen.dataset_fingerprint,
+                            query_ids=frozen.query_ids, corpus_ids=tuple(r.corpus_id for r in stacked),
+                            query=frozen.query, corpus=array.astype(np.float32, copy=False))
+
+
+def encode(model: Any, task: ExecRetrieval, folder: ResultsFolder, *, batch_size: int, progress: bool,
+           stacked: bool = False) -> Encoded:
+    """mteb evaluation of ``model`` on ``task``: result file, predictions, and frozen embeddings if dense
+    (with ``stacked``, also the stacked mutants' embeddings; BM25 scores them without encoding)."""
     import mteb
 
     identity = identity_of(model)
@@ -97,4 +124,7 @@ def encode(model: Any, task: ExecRetrieval, folder: ResultsFolder, *, batch_size
     frozen = runner.frozen(identity, fingerprint) if isinstance(runner, RecordingEncoder) else None
     if frozen is not None:
         save_frozen(folder.embeddings(slug), frozen)
+        if stacked and task.built is not None and task.built.stacked:
+            stacked_frozen = encode_stacked(model, task, frozen, batch_size=batch_size, progress=progress)
+            save_frozen(folder.stacked_embeddings(slug), stacked_frozen)
     return Encoded(identity, slug, frozen)

@@ -1,0 +1,31 @@
+"""`execretrieval run --stacked`: the stacked mutants a build emits are scored (never as corpus items)
+and reach the stacked-deception analysis, for a dense model and for BM25."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from execretrieval_mteb.cli.main import main
+from execretrieval_mteb.construction.builder import BuildOptions, build
+
+FIXTURE_TASKS = Path(__file__).parents[1] / "construction" / "fixtures" / "tasks"
+
+
+def test_stacked_mutants_are_scored_on_request(tmp_path: Path) -> None:
+    data = build(BuildOptions(tasks_dir=FIXTURE_TASKS, out_dir=tmp_path / "data")).out_dir
+    stacked_rows = (data / "data" / "stacked_mutants.jsonl").read_text().splitlines()
+    if not stacked_rows:
+        pytest.fail("the fixture build made no stacked mutants; the fixture tasks must allow some")
+    out = tmp_path / "results"
+    assert main(["run", "--data", str(data), "-o", str(out), "--stacked", "--quiet"]) == 0
+    assert (out / "embeddings" / "sentence-transformers__all-MiniLM-L6-v2.stacked.npz").is_file()
+    stacked = json.loads((out / "analysis" / "analyses.json").read_text())["stacked_mutations"]
+    for model in ("sentence-transformers/all-MiniLM-L6-v2", "execretrieval-mteb/bm25-code"):
+        assert stacked[model].get("computed", True) is not False, stacked[model]
+    ids = {json.loads(line)["corpus_id"] for line in stacked_rows}
+    for report in (out / "evaluation").glob("*.json"):  # never retrieved: they are not in the corpus
+        listed = {r["corpus_id"] for q in json.loads(report.read_text())["per_query"] for r in q["top_results"]}
+        assert not listed & ids
