@@ -50,17 +50,19 @@ class Config:
     description: str
     features: Sequence[Mapping[str, Any]] = ()
     """The config's columns in the card's ``dataset_info`` form (``datasets.Features._to_yaml_list``)."""
+    num_bytes: int = 0
+    """The split's size in Arrow, as ``datasets`` records it."""
 
 
-def config_features(path: Path) -> list[dict[str, Any]]:
-    """The columns ``datasets``' JSON loader gives a JSONL file (the same loader the Hub and mteb use)."""
+def config_info(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The columns and Arrow size ``datasets``' JSON loader gives a JSONL file (the loader the Hub and mteb use)."""
     import tempfile
 
     from datasets import load_dataset
 
     with tempfile.TemporaryDirectory(prefix="execretrieval-features-") as cache:
         loaded = load_dataset("json", data_files={"test": str(path)}, split="test", cache_dir=cache)
-        return list(loaded.features._to_yaml_list())
+        return list(loaded.features._to_yaml_list()), int(loaded.info.splits["test"].num_bytes)
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ def metadata(inputs: CardInputs) -> dict[str, Any]:
         "citation": CITATION.strip() + "\n",
         "dataset_info": [
             {"config_name": c.name, "features": [dict(f) for f in c.features],
-             "splits": [{"name": "test", "num_examples": c.rows}]}
+             "splits": [{"name": "test", "num_bytes": c.num_bytes, "num_examples": c.rows}]}
             for c in inputs.configs
         ],
     }

@@ -44,7 +44,7 @@ from ..evaluation.results_folder import ResultsFolder
 from ..leaderboard.analysis_files import read_analysis
 from ..leaderboard.rows import Row, rows_from
 from ..mteb_task.data_source import SourceKind, resolve_source
-from .card import CardInputs, Config, check_card, config_features, render_card
+from .card import CardInputs, Config, check_card, config_info, render_card
 
 RELEASE_INFO = "release_info.json"
 BUILD_REPORT = "build_report.json"
@@ -126,7 +126,8 @@ def _configs(files: Mapping[str, Content]) -> list[Config]:
             if isinstance(content, str):
                 source.parent.mkdir(parents=True, exist_ok=True)
                 source.write_text(content, encoding="utf-8")
-            configs.append(Config(name, path, _count_rows(content), what, config_features(source)))
+            features, num_bytes = config_info(source)
+            configs.append(Config(name, path, _count_rows(content), what, features, num_bytes))
     return configs
 
 
