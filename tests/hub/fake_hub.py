@@ -21,7 +21,9 @@ The storage host (the Hub's S3/CDN) is a second port of the same server: a diffe
 
 Repositories hold immutable commits (a full tree per commit), branches and tags; every write needs
 ``Authorization: Bearer <token>``; reads are public. ``fail_next(method, path_regex, status, times)``
-injects transient errors, ``requests`` records every request for assertions.
+injects transient errors before anything is done, ``lose_answer(method, path_regex)`` does the
+request and then answers 503 (a commit made whose answer was lost), and ``requests`` records every
+request (method, path, Range header) for assertions.
 """
 
 from __future__ import annotations
@@ -128,8 +130,9 @@ class FakeHub:
         self.token = token
         self.user = user
         self.repos: dict[tuple[str, str], Repo] = {}
-        self.requests: list[tuple[str, str]] = []
+        self.requests: list[tuple[str, str, str | None]] = []
         self._failures: list[list[Any]] = []
+        self._lost: list[list[Any]] = []
         self._lock = threading.RLock()
         self._counter = 0
         self._servers: list[ThreadingHTTPServer] = []
@@ -164,6 +167,11 @@ class FakeHub:
         """The next ``times`` requests matching answer ``status`` without doing anything."""
         with self._lock:
             self._failures.append([method.upper(), re.compile(path_regex), status, times])
+
+    def lose_answer(self, method: str, path_regex: str, times: int = 1) -> None:
+        """The next ``times`` matching requests are carried out, then answered 503."""
+        with self._lock:
+            self._lost.append([method.upper(), re.compile(path_regex), times])
 
     def repo(self, repo_id: str, repo_type: str = "dataset") -> Repo:
         return self.repos[(repo_type, repo_id)]
@@ -317,6 +325,8 @@ def _handler(hub: FakeHub, role: str) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None,
                   content_type: str = "application/json") -> None:
+            if getattr(self, "_lose", False) and status < 400:
+                status, body, headers, content_type = 503, b'{"error": "answer lost"}', {}, "application/json"
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             for key, value in (headers or {}).items():
@@ -345,8 +355,14 @@ def _handler(hub: FakeHub, role: str) -> type[BaseHTTPRequestHandler]:
         def _dispatch(self) -> None:
             url = urlsplit(self.path)
             path = url.path
+            self._lose = False
             with hub._lock:
-                hub.requests.append((self.command, path))
+                hub.requests.append((self.command, path, self.headers.get("Range")))
+                for lost in hub._lost:
+                    if lost[2] > 0 and lost[0] == self.command and lost[1].search(path):
+                        lost[2] -= 1
+                        self._lose = True
+                        break
                 for failure in hub._failures:
                     method, pattern, status, times = failure
                     if times > 0 and method == self.command and pattern.search(path):
