@@ -227,7 +227,10 @@ def test_the_bundled_release_through_mteb_run_gives_the_bundled_scores(fake_hub:
                       "--no-co2-tracker", "-v", "1"], {**env, "EXECRETRIEVAL_DATA": data}, tmp_path)
         assert result.returncode == 0, result.stderr[-3000:]
         (path,) = out.rglob("ExecRetrieval.json")
-        assert path.parent.parent.name == "execretrieval-mteb__bm25-code"
+        assert path.parent.parent.name == "execretrieval-mteb__bm25-code"  # filed under the registry entry's name
+        meta = json.loads((path.parent / "model_meta.json").read_text())
+        assert (meta["name"], meta["framework"], meta["revision"]) == (
+            "execretrieval-mteb/bm25-code", ["NumPy"], path.parent.name)
         blob = json.loads(path.read_text())
         assert blob["dataset_revision"] == sha  # the bundled data is the release's source: same revision
         scores[data] = blob["scores"]["test"][0]
