@@ -241,3 +241,9 @@ def test_the_bundled_release_through_mteb_run_gives_the_bundled_scores(fake_hub:
             assert len(fake_hub.requests) == before  # the bundled data never touches the Hub
     for key in ("exec_at_1", "exec_at_10", "execution_precision_at_3", "ndcg_tie_neutral_at_10", "ndcg_at_10", "main_score"):
         assert scores["hub"][key] == scores["bundled"][key], key
+
+    names = _configs(staged.root)  # every config of the real release loads at the commit, as staged
+    assert "labelled_corpus" in names and "query_tests" in names
+    configs = run([env_python(), "-c", LOAD_CONFIGS, "execretrieval/ExecRetrieval", sha, ",".join(names)], env, tmp_path)
+    assert configs.returncode == 0, configs.stderr[-3000:]
+    assert json.loads(configs.stdout.strip().splitlines()[-1]) == _local_configs(staged.root)

@@ -186,8 +186,8 @@ def _built(inputs: CardInputs) -> str:
         "(`" + "`, `".join(t.value for t in BugType) + "`), each one AST-targeted edit. Each candidate runs "
         "against the task's tests in a sandboxed execution oracle (network and mount namespaces, Landlock, "
         "seccomp, uid nobody, rlimits, per-test CPU and wall deadlines); a mutant is usable only if it fails a "
-        "test with a wrong answer (not a crash or a timeout). Four are kept per task, diverse in bug type and "
-        "line. The execution cache (the `execution_cache` config) holds every verdict, so exec@k needs no "
+        "test with a wrong answer (not a crash or a timeout). Up to four are kept per task, diverse in bug type "
+        "and line. The execution cache (the `execution_cache` config) holds every verdict, so exec@k needs no "
         "execution to score a ranking.\n",
     ]
     if report:
@@ -236,6 +236,7 @@ def _loading(inputs: CardInputs) -> str:
         "With `datasets`:\n\n"
         "```python\n"
         "from datasets import load_dataset\n"
+        "REVISION = \"<commit sha>\"  # the release: execretrieval_mteb.dataset.release.pinned_release().revision\n"
         f"corpus = load_dataset(\"{repo}\", \"corpus\", split=\"test\", revision=REVISION)\n"
         f"tests = load_dataset(\"{repo}\", \"query_tests\", split=\"test\", revision=REVISION)\n"
         "```\n\n"

@@ -127,15 +127,28 @@ def _api(api: HfApi | None) -> HfApi:
     return HfApi()
 
 
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """The HTTP client's network-level errors (huggingface_hub 2 uses httpx2, 1.x httpx)."""
+    import importlib
+
+    found = []
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(importlib.import_module(name).TransportError)
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
 def transient(exc: BaseException) -> bool:
     """A failure worth retrying: network trouble, a timeout, 429 or a 5xx (anywhere in the cause chain)."""
-    import httpx2
     from huggingface_hub.errors import HfHubHTTPError
 
+    network = _transport_errors()
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        if isinstance(exc, httpx2.TransportError):
+        if isinstance(exc, network):
             return True
         if isinstance(exc, HfHubHTTPError) and exc.response is not None:
             status = exc.response.status_code

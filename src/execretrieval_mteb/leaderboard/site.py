@@ -93,6 +93,7 @@ def render(rows: Sequence[Row], figures: Sequence[Figure], dataset: dict[str, st
 body {{ font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #1d2330; }}
 h1 {{ font-size: 1.5em; margin-bottom: .2em; }}
 .meta {{ color: #555; font-size: .9em; }}
+.scroll {{ overflow-x: auto; }}
 table {{ border-collapse: collapse; margin: 1em 0; }}
 th, td {{ border-bottom: 1px solid #dde; padding: .35em .55em; vertical-align: top; }}
 th {{ background: #f3f4f8; cursor: pointer; white-space: nowrap; user-select: none; }}
@@ -115,12 +116,12 @@ fingerprint <code>{_e(dataset.get("fingerprint", ""))}</code>. {len(ordered)} mo
 <b>exec@k</b>: a snippet passing all of the query's tests is in the top k; <b>exec_prec@k</b>: the share of the top k that passes; <b>nDCG@k</b>: tie-neutral nDCG against the canonical.
 "vs row above": the paired test (exact McNemar, or sign-flip under ties) against the model shown above, Holm-adjusted over all pairs of one submission, on the sorted metric (exec@1 for other columns); p &lt; {ALPHA} means the two differ.
 Click a column to sort.</p>
-<table id="leaderboard">
+<div class="scroll"><table id="leaderboard">
 <thead><tr>{"".join(header)}</tr></thead>
 <tbody>
 {body}
 </tbody>
-</table>
+</table></div>
 {f'<ul class="notes">{note_html}</ul>' if note_html else ""}
 <h2>Figures</h2>
 <div id="figures">
