@@ -4,11 +4,12 @@ against the fake Hub in this process (see conftest: online subprocesses, an offl
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import EXECRETRIEVAL, TOKEN, cli, hub_env, python, run, unpinned
+from hub_helpers import EXECRETRIEVAL, TOKEN, cli, hub_env, python, run, unpinned
 from fake_hub import FakeHub
 
 from execretrieval_mteb.dataset.manifest import SUMS, fingerprint
@@ -132,7 +133,7 @@ def test_push_retries_transient_failures_in_one_commit_then_pin_and_pull_offline
     assert not any(p.startswith(("results/", "embeddings/")) for p in fetched)
 
     names = _configs(staged_tiny)
-    configs = run([env_python(), "-c", LOAD_CONFIGS, REPO, sha, ",".join(names)], pull_env, tmp_path)
+    configs = run([sys.executable, "-c", LOAD_CONFIGS, REPO, sha, ",".join(names)], pull_env, tmp_path)
     assert configs.returncode == 0, configs.stderr[-3000:]
     assert json.loads(configs.stdout.strip().splitlines()[-1]) == _local_configs(staged_tiny)
 
@@ -149,12 +150,6 @@ def test_push_retries_transient_failures_in_one_commit_then_pin_and_pull_offline
     assert "not in the Hugging Face cache" in last and "offline mode is on" in last
 
 
-def env_python() -> str:
-    import sys
-
-    return sys.executable
-
-
 def test_second_push_leaves_the_first_revision_loadable_unchanged(
     tiny: Path, staged_tiny: Path, fake_hub: FakeHub, tmp_path: Path
 ) -> None:
@@ -163,7 +158,7 @@ def test_second_push_leaves_the_first_revision_loadable_unchanged(
     assert first.returncode == 0, first.stderr[-2000:]
     sha1 = fake_hub.repo(REPO).branches["main"]
     names = _configs(staged_tiny)
-    before = run([env_python(), "-c", LOAD_CONFIGS, REPO, sha1, ",".join(names)], env, tmp_path)
+    before = run([sys.executable, "-c", LOAD_CONFIGS, REPO, sha1, ",".join(names)], env, tmp_path)
     assert before.returncode == 0, before.stderr[-2000:]
 
     second = stage(tmp_path / "second", data=tiny, repo_id=REPO)  # the data alone: results/ and embeddings/ go
@@ -175,7 +170,7 @@ def test_second_push_leaves_the_first_revision_loadable_unchanged(
     assert pushed.returncode == 0, pushed.stderr[-2000:]
     sha2 = fake_hub.repo(REPO).branches["main"]
     assert sha2 != sha1 and not any(p.startswith("results/") for p in fake_hub.files_at(REPO, sha2))
-    after = run([env_python(), "-c", LOAD_CONFIGS, REPO, sha1, ",".join(names)], env, tmp_path / "..")
+    after = run([sys.executable, "-c", LOAD_CONFIGS, REPO, sha1, ",".join(names)], env, tmp_path / "..")
     assert after.returncode == 0, after.stderr[-2000:]
     assert json.loads(after.stdout.strip().splitlines()[-1]) == json.loads(before.stdout.strip().splitlines()[-1])
     assert "results/leaderboard.json" in fake_hub.files_at(REPO, sha1)
@@ -244,6 +239,6 @@ def test_the_bundled_release_through_mteb_run_gives_the_bundled_scores(fake_hub:
 
     names = _configs(staged.root)  # every config of the real release loads at the commit, as staged
     assert "labelled_corpus" in names and "query_tests" in names
-    configs = run([env_python(), "-c", LOAD_CONFIGS, "execretrieval/ExecRetrieval", sha, ",".join(names)], env, tmp_path)
+    configs = run([sys.executable, "-c", LOAD_CONFIGS, "execretrieval/ExecRetrieval", sha, ",".join(names)], env, tmp_path)
     assert configs.returncode == 0, configs.stderr[-3000:]
     assert json.loads(configs.stdout.strip().splitlines()[-1]) == _local_configs(staged.root)

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import OFFICIAL_SHA
+from hub_helpers import OFFICIAL_SHA
 
 from execretrieval_mteb.cli.main import main
 from execretrieval_mteb.leaderboard.mteb_results import SubmitError

@@ -16,7 +16,6 @@ import html
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
 from .analysis_files import ALPHA

@@ -25,7 +25,6 @@ from pathlib import Path
 
 from ..dataset.io import write_text_atomic
 from ..dataset.release import Release, pinned_release
-from ..evaluation.outputs import gather_files
 from ..evaluation.report import ReportError, read_report
 from ..evaluation.results_folder import ResultsFolder, model_slug
 from .analysis_files import read_analysis
