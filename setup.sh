@@ -6,6 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 # The oracle's sandboxed code runs as uid nobody, which needs a world-readable Python (the system one).
 if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/python3 ] && command -v apt-get >/dev/null; then apt-get install -y -q python3; fi
+# Headless Chromium renders the static leaderboard page in the tests (Debian's package; skipped when not root).
+if [ "$(id -u)" = 0 ] && ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+    || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+fi
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip

@@ -22,6 +22,8 @@ SUBCOMMANDS: dict[str, str] = {
     "build": "execretrieval_mteb.cli.build_cmd",
     "validate": "execretrieval_mteb.cli.validate_cmd",
     "oracle": "execretrieval_mteb.cli.oracle_cmd",
+    "hub": "execretrieval_mteb.cli.hub_cmd",
+    "submit": "execretrieval_mteb.cli.submit_cmd",
 }
 
 

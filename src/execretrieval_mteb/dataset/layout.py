@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from os import PathLike
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from .io import CORPUS, DISTRACTORS, EXECUTION_CACHE, QUERIES, STACKED_MUTANTS, 
 from .manifest import SUMS, render_sums
 
 Row = Mapping[str, Any]
+Content = str | bytes | PathLike[str]
+"""A file to write: text (UTF-8, ``\\n`` line ends), raw bytes, or a path to copy."""
 
 HF_CONFIGS: tuple[tuple[str, str], ...] = (
     ("corpus", "corpus/test.jsonl"),
@@ -70,24 +73,39 @@ def configs_yaml(configs: Sequence[tuple[str, str]] = HF_CONFIGS) -> str:
     )
 
 
-def prepare_out_dir(out_dir: Path) -> None:
+def prepare_out_dir(out_dir: Path, what: str = "build") -> None:
     """Refuse to replace a folder that is not empty and not an earlier dataset (no ``SHA256SUMS``)."""
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / SUMS).is_file())):
         raise ExecRetrievalError(
-            f"{out_dir}: exists and is not an earlier build (no {SUMS}); choose another output folder or remove it"
+            f"{out_dir}: exists and is not an earlier {what} (no {SUMS}); choose another output folder or remove it"
         )
 
 
-def write_dataset(out_dir: Path, files: Mapping[str, str]) -> str:
-    """Write ``files`` plus ``SHA256SUMS`` into ``out_dir`` (replacing an earlier dataset); returns the sums."""
+def _write_file(path: Path, content: Content) -> None:
+    if isinstance(content, str):
+        write_text_atomic(path, content)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        shutil.copyfile(content, path)
+    path.chmod(0o644)
+
+
+def write_dataset(out_dir: Path, files: Mapping[str, Content], what: str = "build") -> str:
+    """Write ``files`` plus ``SHA256SUMS`` into ``out_dir`` (replacing an earlier dataset); returns the sums.
+
+    ``what`` names the kind of folder in the refusal to replace something else ("build", "staged release").
+    """
     out_dir = Path(out_dir)
-    prepare_out_dir(out_dir)
+    prepare_out_dir(out_dir, what)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.building."))
     staging.chmod(0o755)
     try:
         for rel in sorted(files):
-            write_text_atomic(staging / rel, files[rel])
+            _write_file(staging / rel, files[rel])
         sums = render_sums(staging)
         write_text_atomic(staging / SUMS, sums)
         if out_dir.exists():

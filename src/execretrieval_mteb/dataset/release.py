@@ -1,28 +1,40 @@
 """The official release the task pins, and the ``dataset_revision`` every result is filed under.
 
-``release.json`` (beside this module, written by the Hub release step) names the Hub dataset
-repository, the commit sha of the official release (mteb's convention: a commit, never a movable
-tag) and the fingerprint of its data (``dataset.manifest``). It holds ``null``s until the first
-release is pushed.
+``release.json`` (beside this module, written by the Hub release step: ``execretrieval hub push
+--yes --pin`` or ``execretrieval hub pin SHA``) names the Hub dataset repository, the commit sha
+of the official release (mteb's convention: a commit, never a movable tag), the fingerprint of
+its data (``dataset.manifest``: the sha256 of the release's ``SHA256SUMS``) and the fingerprint of
+the dataset directory it was staged from (``source_fingerprint``: the bundled dataset, whose
+data files the release carries byte for byte). It holds ``null``s until the first release is
+pushed. ``$EXECRETRIEVAL_RELEASE`` names another release file (tests, or a private mirror of the
+release); the package's own file is used when it is unset.
 
 mteb files results by model and revision and merges or skips by ``dataset_revision``, so that value
 must name the data exactly: the release's commit sha for the official data (loaded from the Hub,
-or a local copy whose fingerprint equals the release's), and ``local-<first 12 hex of the
-fingerprint>`` for anything else (a subset, a rebuild, edited tasks). Results on different data
-then never merge, and mteb never skips a run as "already in cache" because a different dataset
-was evaluated before.
+a full copy of the release, or the directory it was staged from, e.g. the bundled dataset), and
+``local-<first 12 hex of the fingerprint>`` for anything else (a subset, a rebuild, edited tasks).
+Results on different data then never merge, and mteb never skips a run as "already in cache"
+because a different dataset was evaluated before.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
+from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
+from ..errors import ExecRetrievalError
+
 RELEASE_FILE = Path(__file__).with_name("release.json")
+ENV_VAR = "EXECRETRIEVAL_RELEASE"
 LOCAL_PREFIX = "local-"
 UNRELEASED = "unreleased"
+
+
+class ReleaseError(ExecRetrievalError):
+    """The release file is unreadable or malformed; the message names it and the fix."""
 
 
 @dataclass(frozen=True)
@@ -32,17 +44,58 @@ class Release:
     """The Hub commit sha of the official release (None before the first release)."""
     fingerprint: str | None
     """The fingerprint of the released data (sha256 of its ``SHA256SUMS``)."""
+    source_fingerprint: str | None = None
+    """The fingerprint of the dataset directory the release was staged from (same data files)."""
+
+    def is_official(self, fingerprint: str) -> bool:
+        """Whether ``fingerprint`` names the released data (the release itself or its source)."""
+        return bool(self.revision) and fingerprint in {self.fingerprint, self.source_fingerprint} - {None}
+
+
+def release_file() -> Path:
+    """``$EXECRETRIEVAL_RELEASE`` when set, else the package's ``release.json``."""
+    override = os.environ.get(ENV_VAR)
+    return Path(override).expanduser() if override else RELEASE_FILE
+
+
+def read_release(path: Path) -> Release:
+    try:
+        blob = json.loads(Path(path).read_text(encoding="utf-8"))
+        return Release(
+            repo_id=str(blob["repo_id"]), revision=blob.get("revision"), fingerprint=blob.get("fingerprint"),
+            source_fingerprint=blob.get("source_fingerprint"),
+        )
+    except FileNotFoundError:
+        raise ReleaseError(f"{path}: release file missing; unset ${ENV_VAR} or reinstall the package") from None
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ReleaseError(f"{path}: not a release file ({type(exc).__name__}: {exc}); restore it or re-pin with "
+                           "`execretrieval hub pin`") from None
 
 
 @cache
-def pinned_release(path: Path = RELEASE_FILE) -> Release:
-    blob = json.loads(path.read_text(encoding="utf-8"))
-    return Release(repo_id=blob["repo_id"], revision=blob.get("revision"), fingerprint=blob.get("fingerprint"))
+def _pinned(path: Path) -> Release:
+    return read_release(path)
+
+
+def pinned_release(path: Path | None = None) -> Release:
+    """The release the task pins (read once per file)."""
+    return _pinned(path or release_file())
+
+
+def write_release(release: Release, path: Path | None = None) -> Path:
+    """Write the release file (atomically) and forget the cached copy."""
+    from .io import write_text_atomic
+
+    path = path or release_file()
+    write_text_atomic(path, json.dumps(asdict(release), indent=1, sort_keys=True) + "\n")
+    _pinned.cache_clear()
+    return path
 
 
 def dataset_revision(fingerprint: str, release: Release | None = None) -> str:
     """The release's commit for the official data, ``local-<12 hex>`` for any other dataset."""
     release = release or pinned_release()
-    if release.revision and release.fingerprint == fingerprint:
+    if release.is_official(fingerprint):
+        assert release.revision is not None
         return release.revision
     return LOCAL_PREFIX + fingerprint[:12]

@@ -74,10 +74,9 @@ def format_table(rows: Iterable[LeaderboardRow], k_values: Sequence[int] = K_VAL
     return "\n".join(lines) + "\n"
 
 
-def write_leaderboard(folder: Path, rows: Iterable[LeaderboardRow], k_values: Sequence[int] = K_VALUES) -> None:
+def leaderboard_files(rows: Iterable[LeaderboardRow], k_values: Sequence[int] = K_VALUES) -> dict[str, str]:
     """``leaderboard.md`` (the table) and ``leaderboard.json`` ({model: {revision, n_queries, metrics, ci95, vs_above}})."""
     ordered = sort_rows(rows)
-    write_text_atomic(folder / "leaderboard.md", format_table(ordered, k_values))
     blob = {
         r.model: {
             "revision": r.revision,
@@ -90,4 +89,13 @@ def write_leaderboard(folder: Path, rows: Iterable[LeaderboardRow], k_values: Se
         }
         for r in ordered
     }
-    write_text_atomic(folder / "leaderboard.json", json.dumps(blob, indent=1, sort_keys=True) + "\n")
+    return {
+        "leaderboard.md": format_table(ordered, k_values),
+        "leaderboard.json": json.dumps(blob, indent=1, sort_keys=True) + "\n",
+    }
+
+
+def write_leaderboard(folder: Path, rows: Iterable[LeaderboardRow], k_values: Sequence[int] = K_VALUES) -> None:
+    """Write ``leaderboard_files`` into ``folder``."""
+    for name, text in leaderboard_files(rows, k_values).items():
+        write_text_atomic(folder / name, text)

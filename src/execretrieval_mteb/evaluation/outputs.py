@@ -35,9 +35,9 @@ def write_evaluation(folder: ResultsFolder, evaluation: Evaluation, dataset: Bui
     return path
 
 
-def gather(folder: ResultsFolder, dataset: BuiltDataset) -> tuple[list[ModelReport], list[Path]]:
-    """Every readable evaluation in the folder computed on ``dataset`` (by fingerprint), and the rest."""
-    reports: list[ModelReport] = []
+def gather_files(folder: ResultsFolder, fingerprint: str) -> tuple[list[tuple[Path, ModelReport]], list[Path]]:
+    """Every readable evaluation file in the folder computed on the dataset ``fingerprint``, and the rest."""
+    found: list[tuple[Path, ModelReport]] = []
     skipped: list[Path] = []
     for path in folder.evaluations():
         try:
@@ -45,11 +45,21 @@ def gather(folder: ResultsFolder, dataset: BuiltDataset) -> tuple[list[ModelRepo
         except ReportError:
             skipped.append(path)
             continue
-        if report.dataset_fingerprint == dataset.fingerprint:
-            reports.append(report)
+        if report.dataset_fingerprint == fingerprint:
+            found.append((path, report))
         else:
             skipped.append(path)
-    return reports, skipped
+    return found, skipped
+
+
+def gather(folder: ResultsFolder, dataset: BuiltDataset) -> tuple[list[ModelReport], list[Path]]:
+    """Every readable evaluation in the folder computed on ``dataset`` (by fingerprint), and the rest."""
+    found, skipped = gather_files(folder, dataset.fingerprint)
+    return [report for _, report in found], skipped
+
+
+def leaderboard_rows(reports: list[ModelReport]) -> list[LeaderboardRow]:
+    return [LeaderboardRow(r.model.name, r.model.revision, len(r.query_ids), r.means()) for r in reports]
 
 
 def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True) -> Finished:

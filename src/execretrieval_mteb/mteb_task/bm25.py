@@ -16,6 +16,10 @@ Scores are those of ``rank_bm25.BM25Okapi.get_scores`` (same fitted idf, documen
 formula), evaluated for all documents at once through a sparse matrix instead of rank-bm25's
 per-document Python loop. The model goes through the same mteb path as dense models: mteb calls
 ``index`` and ``search``, saves the predictions, and runs the task's metric hook.
+
+It is also an entry of mteb's model registry (``MODEL_NAME``, added by the package's start-up hook,
+see ``registration``), so ``mteb run -m execretrieval-mteb/bm25-code -t ExecRetrieval`` reproduces
+it and its results are filed under that name and a revision naming rank-bm25's version, k1 and b.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ if TYPE_CHECKING:
 K1 = 1.5
 B = 0.75
 MODEL_NAME = "execretrieval-mteb/bm25-code"
+RELEASE_DATE = "2026-11-01"
 
 _OPERATORS = (
     "**=", "//=", ">>=", "<<=", "...",
@@ -62,32 +67,52 @@ def code_tokens(text: str) -> list[str]:
     return tokens
 
 
+def model_meta(k1: float = K1, b: float = B) -> ModelMeta:
+    """mteb's metadata of the baseline: name, revision (rank-bm25's version, k1, b), framework, loader."""
+    from mteb.models.model_meta import ModelMeta
+
+    return ModelMeta(
+        loader=load_bm25,
+        loader_kwargs={} if (k1, b) == (K1, B) else {"k1": k1, "b": b},
+        name=MODEL_NAME,
+        revision=f"rank-bm25-{version('rank-bm25')}-k1-{k1}-b-{b}",
+        release_date=RELEASE_DATE,
+        languages=["eng-Latn", "python-Code"],
+        n_parameters=0,
+        n_embedding_parameters=0,
+        memory_usage_mb=None,
+        max_tokens=None,
+        embed_dim=None,
+        license="apache-2.0",
+        open_weights=True,
+        public_training_code=None,
+        public_training_data=None,
+        framework=["NumPy"],
+        reference="https://github.com/dorianbrown/rank_bm25",
+        similarity_fn_name=None,
+        use_instructions=False,
+        training_datasets=set(),
+        model_type=["sparse"],
+    )
+
+
+def load_bm25(model_name: str = MODEL_NAME, revision: str | None = None, device: str | None = None,
+              k1: float = K1, b: float = B, **kwargs: Any) -> CodeBM25Search:
+    """mteb's loader for the registry entry (``device`` and other encoder arguments do not apply)."""
+    return CodeBM25Search(k1=k1, b=b)
+
+
 class CodeBM25Search:
     """mteb ``SearchProtocol`` model: rank-bm25 Okapi BM25 over ``code_tokens``."""
 
     def __init__(self, k1: float = K1, b: float = B) -> None:
         self.k1 = k1
         self.b = b
+        self.mteb_model_meta: ModelMeta = model_meta(k1, b)
         self._bm25: BM25Okapi | None = None
         self._weights: sparse.csr_matrix | None = None  # documents x vocabulary, BM25 term contributions
         self._vocab: dict[str, int] = {}
         self._ids: list[str] = []
-
-    @property
-    def mteb_model_meta(self) -> ModelMeta:
-        from mteb.models.model_meta import ModelMeta
-
-        return ModelMeta.create_empty(overwrites={
-            "name": MODEL_NAME,
-            "revision": f"rank-bm25-{version('rank-bm25')}-k1-{self.k1}-b-{self.b}",
-            "model_type": ["sparse"],
-            "languages": ["eng-Latn", "python-Code"],
-            "open_weights": True,
-            "n_parameters": 0,
-            "reference": "https://github.com/dorianbrown/rank_bm25",
-            "framework": [],
-            "use_instructions": False,
-        })
 
     def index(self, corpus: Any, *, task_metadata: Any = None, hf_split: str = "", hf_subset: str = "",
               encode_kwargs: Any = None, num_proc: int | None = None, **kwargs: Any) -> None:

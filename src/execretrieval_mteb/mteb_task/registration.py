@@ -1,15 +1,19 @@
-"""Add ``ExecRetrieval`` to mteb's task registry (no fork of mteb, nothing patched but the registry).
+"""Add ``ExecRetrieval`` to mteb's task registry and the BM25 baseline to its model registry
+(no fork of mteb, nothing patched but the two registries).
 
 mteb has no plugin entry point: it builds ``TASK_LIST`` and ``_TASKS_REGISTRY`` once, when
-``mteb.get_tasks`` is executed, from the classes in ``mteb.tasks``. The package's ``.pth`` file
+``mteb.get_tasks`` is executed, from the classes in ``mteb.tasks``, and ``MODEL_REGISTRY`` once,
+when ``mteb.models.model_implementations`` is executed. The package's ``.pth`` file
 (``execretrieval_mteb_registration.pth``, one line, executed by ``site`` at interpreter start-up)
 only puts a finder at the front of ``sys.meta_path``; it reads no file and imports no module, so
-programs that never import mteb pay one string comparison per import. When ``mteb.get_tasks`` is
+programs that never import mteb pay one tuple lookup per import. When one of those two modules is
 imported, the finder calls ``find_registering_spec``: the module is loaded by its own loader, then
-``register`` appends our class to both registries and to the ``mteb.tasks`` namespace, and the
-finder removes itself. ``mteb.get_task("ExecRetrieval")``,
-``mteb run -t ExecRetrieval``, ``mteb available-tasks`` and result loading then all see the task.
-``ensure_registered`` is for environments without the ``.pth`` hook (e.g. a bare source checkout).
+``register`` appends our task class to both task registries and to the ``mteb.tasks`` namespace, or
+``register_models`` adds the BM25 baseline's ``ModelMeta`` (``bm25.model_meta``) to the model
+registry; once both have happened the finder removes itself. ``mteb.get_task("ExecRetrieval")``,
+``mteb run -t ExecRetrieval``, ``mteb available-tasks``, result loading, and
+``mteb run -m execretrieval-mteb/bm25-code`` then all work. ``ensure_registered`` is for
+environments without the ``.pth`` hook (e.g. a bare source checkout).
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ from types import ModuleType
 from typing import Any
 
 _TASK_MODULE = f"{__package__}.task"
+TASKS_MODULE = "mteb.get_tasks"
+MODELS_MODULE = "mteb.models.model_implementations"
 _pending: list[ModuleType] = []
+_hooked: set[str] = set()
 
 
 def register(get_tasks_module: ModuleType) -> None:
@@ -47,11 +54,22 @@ def register(get_tasks_module: ModuleType) -> None:
         setattr(tasks_namespace, ExecRetrieval.__name__, ExecRetrieval)
 
 
-class _RegisteringLoader:
-    """mteb.get_tasks' own loader, plus registration right after the module has run."""
+def register_models(model_implementations: ModuleType) -> None:
+    """Add the BM25 baseline to an executed ``mteb.models.model_implementations``' registry; idempotent."""
+    from .bm25 import MODEL_NAME, model_meta
 
-    def __init__(self, loader: Any) -> None:
+    model_implementations.MODEL_REGISTRY.setdefault(MODEL_NAME, model_meta())
+
+
+_REGISTRARS = {TASKS_MODULE: register, MODELS_MODULE: register_models}
+
+
+class _RegisteringLoader:
+    """The module's own loader, plus registration right after the module has run."""
+
+    def __init__(self, loader: Any, registrar: Any) -> None:
         self._loader = loader
+        self._registrar = registrar
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._loader, name)
@@ -61,15 +79,20 @@ class _RegisteringLoader:
 
     def exec_module(self, module: ModuleType) -> None:
         self._loader.exec_module(module)
-        register(module)
+        self._registrar(module)
 
 
 def find_registering_spec(fullname: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
-    """The spec of ``mteb.get_tasks`` with a loader that registers the task; the hook is one-shot."""
-    uninstall()
+    """The spec of a hooked mteb module with a loader that registers; the hook goes once both were seen."""
+    registrar = _REGISTRARS.get(fullname)
+    if registrar is None:
+        return None
+    _hooked.add(fullname)
+    if _hooked >= set(_REGISTRARS):
+        uninstall()
     spec = PathFinder.find_spec(fullname, path, target)
     if spec is not None and spec.loader is not None:
-        spec.loader = _RegisteringLoader(spec.loader)
+        spec.loader = _RegisteringLoader(spec.loader, registrar)
     return spec
 
 
@@ -85,5 +108,6 @@ def complete_pending() -> None:
 
 
 def ensure_registered() -> None:
-    """Import mteb's registry and make sure the task is in it."""
-    register(importlib.import_module("mteb.get_tasks"))  # the module; `mteb.get_tasks` is the function
+    """Import mteb's registries and make sure the task and the BM25 baseline are in them."""
+    register(importlib.import_module(TASKS_MODULE))  # the module; `mteb.get_tasks` is the function
+    register_models(importlib.import_module(MODELS_MODULE))

@@ -1,0 +1,117 @@
+"""``execretrieval hub stage|push|pin|stats``: release the dataset on the Hugging Face Hub.
+
+- ``stage DIR [--data D] [--results R] [--repo-id ORG/NAME]``: write the release folder (``hub.stage``);
+- ``push DIR --repo-id ORG/NAME [--branch B] [--tag T] [--yes] [--pin]``: a dry run listing every
+  file and its remote fate, or with ``--yes`` one commit (``hub.push``); prints the commit sha;
+- ``pin SHA [--repo-id ORG/NAME]``: write that commit into the package's release file (``hub.pin``);
+- ``stats [--data D] [--check]``: mteb's descriptive statistics shipped with the task (``mteb_task.statistics``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import UsageError
+from .options import add_data
+
+HELP = "Release on the Hugging Face Hub: stage the release folder, push it as one commit, pin the commit."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="hub_command", metavar="ACTION", required=True)
+
+    stage = sub.add_parser("stage", help="write the release folder: data, configs, card, results, SHA256SUMS")
+    stage.add_argument("dir", type=Path, metavar="DIR", help="the release folder to write (replaces an earlier one)")
+    add_data(stage)
+    stage.add_argument("--results", type=Path, metavar="RESULTS_DIR", default=None,
+                       help="a results folder (from `execretrieval run`): its reports, leaderboard, intervals, "
+                            "pairwise tests, figures and embeddings on this dataset go into results/ and embeddings/")
+    stage.add_argument("--repo-id", default=None, metavar="ORG/NAME",
+                       help="the Hub repository the card's examples name (default: the pinned release's)")
+
+    push = sub.add_parser("push", help="upload a staged release as one commit (a dry run without --yes)")
+    push.add_argument("dir", type=Path, metavar="DIR", help="a folder made by `execretrieval hub stage`")
+    push.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="the Hub dataset repository")
+    push.add_argument("--branch", default="main", metavar="B", help="the branch to commit to (default main; created if missing)")
+    push.add_argument("--tag", default=None, metavar="T", help="tag the new commit (an existing tag is never moved)")
+    push.add_argument("--message", default=None, help="commit message (default: counts and fingerprint)")
+    push.add_argument("--yes", action="store_true", help="really push (default: dry run, nothing is written)")
+    push.add_argument("--pin", action="store_true",
+                      help="with --yes: write the new commit into the package's release file (as `hub pin`)")
+
+    pin = sub.add_parser("pin", help="make a pushed commit the release the task pins (dataset/release.json)")
+    pin.add_argument("revision", metavar="SHA", help="the commit (a tag or branch is resolved to its commit)")
+    pin.add_argument("--repo-id", default=None, metavar="ORG/NAME", help="the Hub repository (default: the pinned release's)")
+    pin.add_argument("--release-file", type=Path, default=None, metavar="PATH",
+                     help="write this release file instead (default: $EXECRETRIEVAL_RELEASE or the package's)")
+
+    stats = sub.add_parser("stats", help="recompute mteb's descriptive statistics shipped with the task")
+    add_data(stats)
+    stats.add_argument("--check", action="store_true", help="only check that the shipped file is current")
+
+
+def run(args: argparse.Namespace) -> int:
+    return {"stage": _stage, "push": _push, "pin": _pin, "stats": _stats}[args.hub_command](args)
+
+
+def _stage(args: argparse.Namespace) -> int:
+    from ..hub.stage import stage
+
+    staged = stage(args.dir, data=args.data, results=args.results, repo_id=args.repo_id)
+    print(f"staged {len(staged.files)} files in {staged.root}/ (release fingerprint {staged.fingerprint}; "
+          f"data fingerprint {staged.source_fingerprint})")
+    for row in staged.rows:
+        print(f"  results: {row.model}")
+    for note in staged.notes:
+        print(f"  left out: {note}", file=sys.stderr)
+    print("next: execretrieval hub push DIR --repo-id ORG/NAME (a dry run; add --yes to push)")
+    return 0
+
+
+def _push(args: argparse.Namespace) -> int:
+    from ..hub.push import plan_push, push
+
+    if args.pin and not args.yes:
+        raise UsageError("--pin needs --yes (a dry run pushes nothing to pin)")
+    if not args.yes:
+        plan = plan_push(args.dir, args.repo_id, args.branch)
+        print("dry run: " + plan.render(), end="")
+        print("nothing was written; add --yes to push these files as one commit")
+        return 0
+    result = push(args.dir, args.repo_id, branch=args.branch, tag=args.tag, message=args.message)
+    for change in result.changes:
+        if change.status != "unchanged":
+            print(f"  {change.status:<7}  {change.path}")
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"pushed {args.repo_id}@{args.branch}: commit {result.sha}" + (f" (tag {result.tag})" if result.tag else ""))
+    if args.pin:
+        from ..hub.pin import pin
+
+        release, path = pin(args.repo_id, result.sha)
+        print(f"pinned {release.repo_id}@{release.revision} in {path}")
+    else:
+        print(f"pin it with: execretrieval hub pin {result.sha} --repo-id {args.repo_id}")
+    return 0
+
+
+def _pin(args: argparse.Namespace) -> int:
+    from ..dataset.release import pinned_release
+    from ..hub.pin import pin
+
+    release, path = pin(args.repo_id or pinned_release().repo_id, args.revision, args.release_file)
+    print(f"pinned {release.repo_id}@{release.revision} in {path} (release fingerprint {release.fingerprint})")
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from ..mteb_task.about import STATS_FILE
+    from ..mteb_task.statistics import check, compute
+
+    stats = check(args.data) if args.check else compute(args.data)
+    split = stats["test"]
+    print(f"{STATS_FILE}: {'current' if args.check else 'written'} ({split['num_queries']} queries, "
+          f"{split['num_documents']} documents)")
+    return 0

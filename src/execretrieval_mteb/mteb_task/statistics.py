@@ -1,0 +1,47 @@
+"""mteb's descriptive statistics of the task, computed by mteb itself and shipped with the package.
+
+mteb reads a task's statistics (``TaskMetadata.descriptive_stats``: number of samples, text
+lengths, relevant documents per query) from ``descriptive_stat_path``, a file inside mteb's own
+package; ``ExecRetrievalMetadata`` points it at ``mteb_task/descriptive_stats/ExecRetrieval.json``
+in this package instead. ``compute`` runs mteb's ``calculate_descriptive_statistics`` on a dataset
+and lets it write the file; ``check`` recomputes into a temporary file and says whether the
+shipped one still describes the data (``execretrieval hub stats [--check]``).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import ExecRetrievalError
+from .about import STATS_FILE
+from .task import ExecRetrieval
+
+
+class StatisticsError(ExecRetrievalError):
+    """The shipped statistics do not describe the data; the message names the fix."""
+
+
+def compute(data: str | Path | None = None, out: Path = STATS_FILE) -> dict[str, Any]:
+    """mteb's statistics of ``data`` (default: the bundled dataset), written to ``out`` by mteb."""
+    task = ExecRetrieval(data=data)
+    task.metadata = task.metadata.with_stats_path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return dict(task.calculate_descriptive_statistics(overwrite_results=True))
+
+
+def check(data: str | Path | None = None, shipped: Path = STATS_FILE) -> dict[str, Any]:
+    """Recompute the statistics and refuse when ``shipped`` differs; returns the statistics."""
+    with tempfile.TemporaryDirectory(prefix="execretrieval-stats-") as tmp:
+        fresh = compute(data, Path(tmp) / "ExecRetrieval.json")
+    try:
+        current = json.loads(shipped.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        current = None
+    if current != json.loads(json.dumps(fresh)):
+        raise StatisticsError(
+            f"{shipped}: {'missing' if current is None else 'out of date'}; regenerate it with `execretrieval hub stats`"
+        )
+    return fresh
