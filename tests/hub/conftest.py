@@ -14,7 +14,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mteb_task"))
 
-from analysis_stub import write_analysis_stub  # noqa: E402
 from fake_hub import FakeHub  # noqa: E402
 from hub_helpers import OFFICIAL_SHA, TOKEN, fingerprint_of  # noqa: E402
 from tiny_dataset import build_tiny_dataset  # noqa: E402
@@ -42,7 +41,7 @@ def official_release(tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 @pytest.fixture(scope="session")
 def official_results(tiny: Path, official_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`execretrieval run` (BM25 and MiniLM) on the official tiny data, plus the analysis files."""
+    """`execretrieval run` (BM25 and MiniLM) on the official tiny data, which also writes the analysis files."""
     from execretrieval_mteb.cli.main import main
 
     out = tmp_path_factory.mktemp("official-results") / "results"
@@ -55,5 +54,4 @@ def official_results(tiny: Path, official_release: Path, tmp_path_factory: pytes
             os.environ.pop("EXECRETRIEVAL_RELEASE", None)
         else:
             os.environ["EXECRETRIEVAL_RELEASE"] = previous
-    write_analysis_stub(out)
     return out
