@@ -132,3 +132,95 @@ def test_evaluate_refuses_predictions_from_other_data(run_output: Path, tiny_dat
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{dropped} is missing" in err[0]
     assert not (tmp_path / "out").exists()
+
+
+def _bm25_predictions(run_output: Path) -> dict:
+    source = run_output / "predictions" / "execretrieval-mteb__bm25-code" / "ExecRetrieval_predictions.json"
+    return json.loads(source.read_text())
+
+
+def test_evaluate_scores_the_runs_predictions_into_the_same_file(run_output: Path, tiny_dataset: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    for slug in ("execretrieval-mteb__bm25-code", "sentence-transformers__all-MiniLM-L6-v2"):
+        assert main(["evaluate", str(run_output / "predictions" / slug), "--data", str(tiny_dataset), "-o", str(out),
+                     "--quiet"]) == 0
+    for slug in ("execretrieval-mteb__bm25-code", "sentence-transformers__all-MiniLM-L6-v2"):
+        assert (out / "evaluation" / f"{slug}.json").read_bytes() == (run_output / "evaluation" / f"{slug}.json").read_bytes()
+
+
+def test_evaluate_checks_every_file_before_scoring_any(run_output: Path, tiny_dataset: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from execretrieval_mteb.evaluation import pipeline
+
+    checked: list[int] = []
+    real = pipeline.check_pairs
+    monkeypatch.setattr(pipeline, "check_pairs", lambda *a, **k: checked.append(1) or real(*a, **k))
+    good = run_output / "predictions" / "execretrieval-mteb__bm25-code" / "ExecRetrieval_predictions.json"
+    blob = _bm25_predictions(run_output)
+    blob["mteb_model_meta"]["model_name"] = "someone/else"
+    qid = sorted(blob["default"]["test"])[0]
+    blob["default"]["test"][qid]["c_not_in_the_corpus"] = 99.0
+    stray = tmp_path / "stray.json"
+    stray.write_text(json.dumps(blob))
+    assert main(["evaluate", str(good), str(stray), "--data", str(tiny_dataset), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(stray) in err[0] and "c_not_in_the_corpus, absent from the corpus" in err[0]
+    assert not checked, "a file was scored (and the oracle possibly run) before the bad one was refused"
+    assert not (tmp_path / "out").exists()
+
+
+def test_evaluate_refuses_two_files_of_one_model(run_output: Path, tiny_dataset: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    good = run_output / "predictions" / "execretrieval-mteb__bm25-code" / "ExecRetrieval_predictions.json"
+    twin = tmp_path / "twin.json"
+    twin.write_bytes(good.read_bytes())
+    assert main(["evaluate", str(good), str(twin), "--data", str(tiny_dataset), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(twin) in err[0] and "execretrieval-mteb/bm25-code" in err[0]
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("damage", ["nan_score", "other_dataset", "no_model_name"])
+def test_evaluate_refuses_predictions_it_cannot_trust(damage: str, run_output: Path, tiny_dataset: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    blob = _bm25_predictions(run_output)
+    folder = tmp_path / "pred"
+    folder.mkdir()
+    if damage == "nan_score":
+        qid = sorted(blob["default"]["test"])[0]
+        first = sorted(blob["default"]["test"][qid])[0]
+        blob["default"]["test"][qid][first] = float("nan")
+        expected = "non-finite"
+    elif damage == "other_dataset":  # same ids, but `run` recorded another dataset beside the predictions
+        (folder / "dataset.json").write_text(json.dumps({"fingerprint": "0" * 64, "revision": "local-000000000000"}))
+        expected = "computed on another dataset"
+    else:
+        del blob["mteb_model_meta"]
+        expected = "no mteb_model_meta.model_name"
+    (folder / "ExecRetrieval_predictions.json").write_text(json.dumps(blob))
+    assert main(["evaluate", str(folder), "--data", str(tiny_dataset), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ExecRetrieval_predictions.json" in err[0] and expected in err[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_report_rewrites_the_folder_and_leaves_out_evaluations_of_other_data(
+    run_output: Path, tiny_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = shutil.copytree(run_output, tmp_path / "copy")
+    foreign = json.loads((copy / "evaluation" / "execretrieval-mteb__bm25-code.json").read_text())
+    foreign["model"] = "other-data/model"
+    foreign["metrics"] = {key: 1.0 for key in foreign["metrics"]}  # would top the leaderboard if it counted
+    foreign["dataset"]["fingerprint"] = "0" * 64
+    (copy / "evaluation" / "other-data__model.json").write_text(json.dumps(foreign))
+    (copy / "leaderboard.md").unlink()
+    (copy / "leaderboard.json").unlink()
+    shutil.rmtree(copy / "analysis")
+    assert main(["report", str(copy), "--data", str(tiny_dataset)]) == 0
+    captured = capsys.readouterr()
+    assert "other-data/model" not in captured.out and "1 evaluation file(s)" in captured.err
+    compared = ["leaderboard.md", "leaderboard.json"]
+    compared += [p.relative_to(run_output).as_posix() for p in (run_output / "analysis").rglob("*") if p.is_file()]
+    for name in compared:
+        assert (copy / name).read_bytes() == (run_output / name).read_bytes(), name

@@ -53,3 +53,41 @@ def test_the_static_proof_agrees_with_execution(tiny_dataset: Path) -> None:
     tests = {q.query_id: q.test_suite for q in built.queries}
     results = run_suites([Suite(code[c], tests[q]) for q, c in static])
     assert not any(r.passed for r in results)
+
+
+def test_a_pair_the_oracle_cannot_judge_fails_is_reported_and_never_cached(tiny_dataset: Path, tmp_path: Path) -> None:
+    """A snippet that sabotages the harness (it posts a set-up error on the child's progress board)
+    makes the fork server answer with an infrastructure error: a real NOT_JUDGED verdict."""
+    from execretrieval_mteb.evaluation.model_report import ModelIdentity
+    from execretrieval_mteb.evaluation.pipeline import evaluate_rankings
+    from execretrieval_mteb.evaluation.ranking import Ranking
+    from execretrieval_mteb.evaluation.report import not_judged, report_json
+    from execretrieval_mteb.oracle.cache import ExecutionCache
+
+    built = load_dataset(tiny_dataset)
+    q0, q1 = built.queries[0], built.queries[1]
+    sabotage = CorpusRecord(
+        corpus_id="c_sabotage", label=Label.INCORRECT, source_entry_id=q1.entry_id,
+        code='import sys\nsys._getframe(1).f_locals["board"].fail_setup("harness sabotaged")\n',
+    )
+    data = replace(built, corpus=(*built.corpus, sabotage))
+    pair = (q0.query_id, "c_sabotage")
+    cache = tmp_path / "oracle.sqlite"
+    verdict = check_pairs(data, [pair], oracle_cache=cache).verdicts[pair]
+    assert verdict.source is VerdictSource.NOT_JUDGED and not verdict.passed and verdict.outcomes == ()
+    with ExecutionCache(cache) as stored:
+        assert len(stored) == 0
+    again = check_pairs(data, [pair], oracle_cache=cache).verdicts[pair]
+    assert again.source is VerdictSource.NOT_JUDGED  # asked again, not answered from the local cache
+
+    canonical = q0.correct_corpus_ids[0]
+    rankings = {q.query_id: Ranking.from_scores({}) for q in data.queries}
+    rankings[q0.query_id] = Ranking.from_scores({"c_sabotage": 0.9, canonical: 0.5})
+    evaluation = evaluate_rankings(data, ModelIdentity(name="test/model", revision="r"), rankings, oracle_cache=cache)
+    assert evaluation.report.scores.values["exec_at_1"][q0.query_id] == 0.0
+    assert evaluation.report.scores.values["exec_at_3"][q0.query_id] == 1.0
+    blob = report_json(evaluation, data)
+    assert not_judged(blob) == 1
+    top = blob["per_query"][0]["top_results"]
+    assert top[0]["corpus_id"] == "c_sabotage" and top[0]["verdict_source"] == "not_judged"
+    assert top[0]["passes_all_tests"] is False and top[0]["test_results"] is None

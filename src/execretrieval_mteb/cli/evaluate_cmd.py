@@ -30,18 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluation.outputs import write_evaluation
-    from ..evaluation.pipeline import evaluate_predictions
+    from ..evaluation.pipeline import evaluate_prediction_files
     from ..evaluation.results_folder import PREDICTIONS_FILE, ResultsFolder
     from ..mteb_task.data_source import load_built_source
 
     dataset = load_built_source(args.data)
     folder = ResultsFolder(args.output)
     paths = [p / PREDICTIONS_FILE if p.is_dir() else p for p in args.predictions]
-    evaluations = [
-        evaluate_predictions(path, dataset, workers=args.workers, progress=not args.quiet,
-                             oracle_cache=folder.oracle_cache)
-        for path in paths
-    ]  # every file is checked before anything is written
+    evaluations = evaluate_prediction_files(paths, dataset, workers=args.workers, progress=not args.quiet,
+                                            oracle_cache=folder.oracle_cache)  # every file is checked first
     for path, evaluation in zip(paths, evaluations):
         written = write_evaluation(folder, evaluation, dataset)
         if not args.quiet:

@@ -9,7 +9,7 @@ tie groups, so the metrics never read a verdict that was not established.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from ..dataset.io import BuiltDataset
 from ..dataset.release import dataset_revision
 from .metric_names import DEPTH, K_VALUES
 from .model_report import ModelIdentity, ModelReport
-from .predictions import check_join, read_predictions
+from .predictions import Predictions, PredictionsError, check_join, read_predictions
 from .ranking import Ranking
 from .scoring import score_rankings
 from .verdicts import CheckedPairs, check_pairs, passing_from_verdicts
@@ -70,6 +70,25 @@ def evaluate_predictions(
     check_join(path, predictions, dataset)
     identity = model or ModelIdentity(name=predictions.model_name, revision=predictions.model_revision)
     return evaluate_rankings(dataset, identity, predictions.rankings, **options)  # type: ignore[arg-type]
+
+
+def evaluate_prediction_files(paths: Sequence[Path], dataset: BuiltDataset, **options: object) -> list[Evaluation]:
+    """Score several predictions files: every one is read and joined to ``dataset`` before any is
+    scored, so a bad file is refused before the oracle runs or anything is written."""
+    loaded: list[tuple[Path, Predictions]] = []
+    for path in paths:
+        predictions = read_predictions(path)
+        check_join(path, predictions, dataset)
+        twin = next((p for p, other in loaded if other.model_name == predictions.model_name), None)
+        if twin is not None:
+            raise PredictionsError(f"{path}: predictions of {predictions.model_name}, like {twin} (one evaluation "
+                                   "file per model); pass one of them")
+        loaded.append((path, predictions))
+    return [
+        evaluate_rankings(dataset, ModelIdentity(name=p.model_name, revision=p.model_revision), p.rankings,
+                          **options)  # type: ignore[arg-type]
+        for _, p in loaded
+    ]
 
 
 def _cut(ranking: Ranking, depth: int) -> Ranking:

@@ -3,18 +3,24 @@
 ``mteb run -t ExecRetrieval -m MODEL --prediction-folder P`` writes them, on any machine; the
 evaluator scores them here. They carry the model's name and revision but no dataset identity, so
 they are joined to the dataset by id: every query of the dataset must be ranked and every id must
-exist in it, or the file is refused with a one-line message naming the mismatch.
+exist in it, or the file is refused with a one-line message naming the mismatch. When the file
+lies in a results folder, ``execretrieval run`` wrote the fingerprint of the dataset it ranked next
+to it (``dataset.json``); a file whose fingerprint differs is refused too, since a rebuilt dataset
+can keep every id while its code changed. Scores must be finite numbers (a model that produced
+NaN similarities cannot be ranked).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..dataset.io import BuiltDataset
 from ..errors import ExecRetrievalError
 from .ranking import Ranking
+from .results_folder import PREDICTION_DATASET_FILE
 
 
 class PredictionsError(ExecRetrievalError):
@@ -45,7 +51,15 @@ def read_predictions(path: Path, subset: str = "default", split: str = "test") -
     except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise PredictionsError(f"{path}: not an MTEB predictions file with {subset}/{split} ({type(exc).__name__}: "
                                f"{exc}); pass the ExecRetrieval_predictions.json that mteb wrote") from None
-    return Predictions(model_name=str(meta.get("model_name")), model_revision=meta.get("revision"), rankings=rankings)
+    if not meta.get("model_name"):
+        raise PredictionsError(f"{path}: no mteb_model_meta.model_name; pass the ExecRetrieval_predictions.json that "
+                               "mteb wrote (it names the model)")
+    for qid, ranking in rankings.items():
+        bad = [g.score for g in ranking.groups if not math.isfinite(g.score)]
+        if bad:
+            raise PredictionsError(f"{path}: query {qid} has a score of {bad[0]}; the model produced non-finite "
+                                   "similarities, re-encode it in a wider dtype (e.g. bf16 or fp32)")
+    return Predictions(model_name=str(meta["model_name"]), model_revision=meta.get("revision"), rankings=rankings)
 
 
 def check_join(path: Path, predictions: Predictions, dataset: BuiltDataset) -> None:
@@ -54,6 +68,10 @@ def check_join(path: Path, predictions: Predictions, dataset: BuiltDataset) -> N
     corpus = {c.corpus_id for c in dataset.corpus}
     ranked = set(predictions.rankings)
     fix = f"score it against the dataset it was computed on (--data) or rerun the model on {dataset.root}"
+    recorded = _recorded_fingerprint(Path(path).parent / PREDICTION_DATASET_FILE)
+    if recorded is not None and recorded != dataset.fingerprint:
+        raise PredictionsError(f"{path}: computed on another dataset (fingerprint {recorded[:12]} in "
+                               f"{PREDICTION_DATASET_FILE}, this one {dataset.fingerprint[:12]}); {fix}")
     unknown = sorted(ranked - queries)
     if unknown:
         raise PredictionsError(f"{path}: ranks {len(unknown)} queries absent from the dataset (e.g. {unknown[0]}); {fix}")
@@ -66,3 +84,12 @@ def check_join(path: Path, predictions: Predictions, dataset: BuiltDataset) -> N
         stray = [cid for group in predictions.rankings[qid].groups for cid in group.ids if cid not in corpus]
         if stray:
             raise PredictionsError(f"{path}: query {qid} ranks snippet {stray[0]}, absent from the corpus; {fix}")
+
+
+def _recorded_fingerprint(path: Path) -> str | None:
+    """The fingerprint ``run`` recorded beside a predictions file (None when there is no readable record)."""
+    try:
+        fingerprint = json.loads(path.read_text(encoding="utf-8")).get("fingerprint")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return fingerprint if isinstance(fingerprint, str) and fingerprint else None

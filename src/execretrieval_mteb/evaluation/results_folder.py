@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PREDICTIONS_FILE = "ExecRetrieval_predictions.json"
+PREDICTION_DATASET_FILE = "dataset.json"
 
 
 def model_slug(name: str) -> str:
@@ -51,7 +52,7 @@ class ResultsFolder:
         return self.predictions_dir(slug) / PREDICTIONS_FILE
 
     def prediction_dataset(self, slug: str) -> Path:
-        return self.predictions_dir(slug) / "dataset.json"
+        return self.predictions_dir(slug) / PREDICTION_DATASET_FILE
 
     def embeddings(self, slug: str) -> Path:
         return self.root / "embeddings" / f"{slug}.npz"
