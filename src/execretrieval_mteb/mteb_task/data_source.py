@@ -77,10 +77,27 @@ def load_built(source: DataSource, hub_repo: str, hub_revision: str | None) -> B
         )
     from huggingface_hub import snapshot_download
 
-    local = snapshot_download(
-        hub_repo, repo_type="dataset", revision=hub_revision, allow_patterns=["data/*", SUMS]
-    )
+    try:
+        local = snapshot_download(
+            hub_repo, repo_type="dataset", revision=hub_revision, allow_patterns=["data/*", SUMS]
+        )
+    except Exception as exc:  # noqa: BLE001 - any download failure is the same user-level problem
+        raise hub_error(hub_repo, hub_revision, exc) from None
     return load_dataset(Path(local))
+
+
+def hub_error(hub_repo: str, hub_revision: str, exc: BaseException) -> DatasetError:
+    """One line for a Hub download that failed: offline with nothing cached, or the Hub refused."""
+    where = f"--data hub ({hub_repo}@{hub_revision[:12]})"
+    offline = type(exc).__name__ in ("LocalEntryNotFoundError", "OfflineModeIsEnabled") or isinstance(
+        exc, (ConnectionError, TimeoutError)) or "connect" in str(exc).lower()
+    if offline:
+        return DatasetError(
+            f"{where}: not in the Hugging Face cache and the Hub cannot be reached (offline?); connect once to "
+            "download it, or use the bundled data (--data bundled, the default) or a local copy (--data DIR)"
+        )
+    reason = (str(exc).strip().splitlines() or [""])[0]
+    return DatasetError(f"{where}: download failed ({type(exc).__name__}: {reason}); use --data bundled or --data DIR")
 
 
 def load_built_source(spec: str | os.PathLike[str] | None = None) -> BuiltDataset:
@@ -109,7 +126,10 @@ def split_from_hub(hub_repo: str, hub_revision: str, built: BuiltDataset, num_pr
     """MTEB's standard loader over the Hub configs ``corpus``, ``queries`` and ``default`` (qrels)."""
     from mteb.abstasks.retrieval_dataset_loaders import RetrievalDatasetLoader
 
-    split = RetrievalDatasetLoader(hf_repo=hub_repo, revision=hub_revision, split=SPLIT).load(num_proc=num_proc)
+    try:
+        split = RetrievalDatasetLoader(hf_repo=hub_repo, revision=hub_revision, split=SPLIT).load(num_proc=num_proc)
+    except Exception as exc:  # noqa: BLE001 - see hub_error
+        raise hub_error(hub_repo, hub_revision, exc) from None
     known = {q.query_id for q in built.queries}
     stray = sorted(set(split["relevant_docs"]) - known)
     if stray:
