@@ -8,7 +8,7 @@ dataset (fingerprint, revision, size) they were computed on. The README's table 
     execretrieval run -o ref
     execretrieval report ref --reference docs/reference_results.json --readme README.md
 
-``tests/test_readme.py`` fails when the README's table and the file disagree.
+``tests/mteb_task/test_readme.py`` fails when the README's table and the file disagree.
 """
 
 from __future__ import annotations

