@@ -105,7 +105,7 @@ def test_every_readme_command_runs_as_written_offline(tiny_dataset: Path, tmp_pa
     assert sum("execretrieval run" in line for line in ran) >= 4
 
     # mteb's route filed the embedded model under its real name and revision
-    assert (clone / "results" / "sentence-transformers__all-MiniLM-L6-v2" / HUB_REVISION / "ExecRetrieval.json").is_file()
+    assert (clone / "results" / "results" / "sentence-transformers__all-MiniLM-L6-v2" / HUB_REVISION / "ExecRetrieval.json").is_file()
     assert next((clone / "predictions").rglob("ExecRetrieval_predictions.json")).is_file()
     # `execretrieval run -m ./my-finetuned-model` evaluated a model of one's own
     assert (clone / "execretrieval-results" / "evaluation" / "local__my-finetuned-model.json").is_file()

@@ -21,6 +21,14 @@ def test_an_empty_model_folder(tmp_path: Path) -> None:
     assert not (tmp_path / "execretrieval-results").exists()
 
 
+def test_a_model_folder_without_weights(tmp_path: Path) -> None:
+    (tmp_path / "half-saved").mkdir()
+    (tmp_path / "half-saved" / "config.json").write_text("{}")
+    result = execretrieval("run", "-m", "./half-saved", env=offline_env(tmp_path), cwd=tmp_path)
+    assert_one_line_error(result, prefix=RUN_ERROR + "-m ./half-saved: no weights in this folder")
+    assert not (tmp_path / "execretrieval-results").exists()
+
+
 def test_a_typo_in_a_model_folder_suggests_the_folder(tmp_path: Path) -> None:
     (tmp_path / "my-model").mkdir()
     (tmp_path / "my-model" / "modules.json").write_text("[]")

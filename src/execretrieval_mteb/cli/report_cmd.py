@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--readme needs --reference FILE (the table is generated from that file)")
     if args.readme is not None and not args.readme.is_file():
         raise UsageError(f"--readme {args.readme}: no such file")
+    if not args.folder.is_dir():
+        raise UsageError(f"{args.folder}: no such results folder; give the -o folder of `execretrieval run` or `evaluate`")
     check_writable(args.folder, "DIR")
     folder = ResultsFolder(args.folder)
     dataset = load_built_source(args.data)

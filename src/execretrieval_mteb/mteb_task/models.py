@@ -74,6 +74,9 @@ def resolve(name: str) -> ModelSpec:
         if not ((path / "modules.json").is_file() or (path / "config.json").is_file()):
             raise UsageError(f"-m {name}: not a sentence-transformers model folder (no modules.json or config.json); "
                              "save the model with SentenceTransformer.save(DIR)")
+        if not any(p.suffix in _WEIGHT_SUFFIXES for p in path.rglob("*") if p.is_file()):
+            raise UsageError(f"-m {name}: no weights in this folder (no .safetensors or .bin file); save the model "
+                             "with SentenceTransformer.save(DIR)")
         if is_hub_model(path):
             return ModelSpec(name, ModelKind.EMBEDDED, path=path, model_name=MODEL_NAME, revision=packaged_revision())
         return ModelSpec(name, ModelKind.LOCAL, path=path, model_name=f"local/{path.resolve().name}",
@@ -103,6 +106,7 @@ def _did_you_mean(path: Path) -> str:
 
 
 _HASHED_BYTES = 64 << 20
+_WEIGHT_SUFFIXES = frozenset({".safetensors", ".bin", ".pt", ".pth", ".onnx", ".h5", ".msgpack"})
 
 
 def local_revision(folder: Path) -> str:
