@@ -14,18 +14,16 @@ from cli_helpers import assert_one_line_error, error_lines, execretrieval, offli
 RUN_ERROR = "execretrieval run: error: "
 
 
-def test_an_empty_model_folder(tmp_path: Path) -> None:
-    (tmp_path / "emptydir").mkdir()
-    result = execretrieval("run", "-m", "./emptydir", env=offline_env(tmp_path), cwd=tmp_path)
-    assert_one_line_error(result, prefix=RUN_ERROR + "-m ./emptydir: not a sentence-transformers model folder")
-    assert not (tmp_path / "execretrieval-results").exists()
-
-
-def test_a_model_folder_without_weights(tmp_path: Path) -> None:
-    (tmp_path / "half-saved").mkdir()
-    (tmp_path / "half-saved" / "config.json").write_text("{}")
-    result = execretrieval("run", "-m", "./half-saved", env=offline_env(tmp_path), cwd=tmp_path)
-    assert_one_line_error(result, prefix=RUN_ERROR + "-m ./half-saved: no weights in this folder")
+@pytest.mark.parametrize(("folder", "files", "problem"), [
+    ("emptydir", {}, "not a sentence-transformers model folder"),
+    ("half-saved", {"config.json": "{}"}, "no weights in this folder"),
+])
+def test_a_folder_that_is_not_a_model(folder: str, files: dict[str, str], problem: str, tmp_path: Path) -> None:
+    (tmp_path / folder).mkdir()
+    for name, text in files.items():
+        (tmp_path / folder / name).write_text(text)
+    result = execretrieval("run", "-m", f"./{folder}", env=offline_env(tmp_path), cwd=tmp_path)
+    assert_one_line_error(result, prefix=f"{RUN_ERROR}-m ./{folder}: {problem}")
     assert not (tmp_path / "execretrieval-results").exists()
 
 
