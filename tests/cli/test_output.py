@@ -55,3 +55,21 @@ def test_plain_text_passes_through_in_pieces() -> None:
     stream.write("a line\n\nnext\n")
     assert sink.getvalue() == "half a line\n\nnext\n"
     assert not stream.isatty()
+
+
+def test_nested_bars_stay_a_few_lines() -> None:
+    """tqdm draws an inner bar one line down (newline, status, cursor up): those moves are not ends of bars."""
+    sink, clock = io.StringIO(), Clock()
+    stream = ProgressFilter(sink, keep=True, interval=30.0, clock=clock)
+    with tqdm(total=2, desc="Searching corpus chunks", file=stream, mininterval=0, miniters=1) as outer:
+        for _ in range(2):
+            with tqdm(total=100, desc="Batches", file=stream, position=1, leave=False, mininterval=0, miniters=1) as inner:
+                for _ in range(100):
+                    clock.now += 1.0
+                    inner.update(1)
+            outer.update(1)
+    lines = sink.getvalue().splitlines()
+    assert "\r" not in sink.getvalue() and "\x1b" not in sink.getvalue()
+    assert len(lines) <= 16, lines
+    assert lines[-1].startswith("Searching corpus chunks: 100%")
+    assert any(line.startswith("Batches: 100%") for line in lines)

@@ -26,6 +26,7 @@ PLAIN_INTERVAL_S = 30.0
 QUIET_LOGGERS = ("mteb", "transformers", "sentence_transformers", "datasets", "huggingface_hub", "httpx", "urllib3")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SEPARATORS = re.compile(r"(\r|\n)")
+_FINISHED = re.compile(r"\b100%|\b(\d+)/\1\b")
 
 
 class ProgressFilter(io.TextIOBase):
@@ -33,9 +34,9 @@ class ProgressFilter(io.TextIOBase):
 
     A status is text that a ``\\r`` overwrites (how tqdm redraws a bar). With ``keep`` the first
     status of each bar (keyed by the text before its first ``:``), then at most one per
-    ``interval`` seconds, and the last one (ended by ``\\n``) are written as lines; without
+    ``interval`` seconds, and its finished state (100%, or n/n) are written as lines; without
     ``keep`` statuses are dropped. Everything else passes through line by line, escape codes
-    removed.
+    removed (tqdm's cursor moves between nested bars included).
     """
 
     def __init__(self, stream: TextIO, *, keep: bool, interval: float = PLAIN_INTERVAL_S,
@@ -72,7 +73,8 @@ class ProgressFilter(io.TextIOBase):
         with self._lock:
             for piece in _SEPARATORS.split(_ANSI.sub("", text)):
                 if piece == "\r":
-                    self._end_status(final=False)
+                    self._end_status()
+                    self._overwritten = True
                 elif piece == "\n":
                     self._end_line()
                 else:
@@ -80,10 +82,10 @@ class ProgressFilter(io.TextIOBase):
         return len(text)
 
     # ------------------------------------------------------------------------------------------
-    def _end_status(self, *, final: bool) -> None:
+    def _end_status(self) -> None:
+        """A status is complete (the next ``\r`` or ``\n`` came): write it if the rate allows."""
         status = self._line.strip()
         self._line = ""
-        self._overwritten = True
         if not status:
             return
         self._after_progress = True
@@ -92,21 +94,20 @@ class ProgressFilter(io.TextIOBase):
         key = status.split(":", 1)[0].strip()
         now = self._clock()
         last = self._emitted.get(key)
+        finished = _FINISHED.search(status) is not None
         if last is not None and last[1] == status:
-            if final:
-                del self._emitted[key]
             return
-        if last is None or final or now - last[0] >= self._interval:
+        if last is None or finished or now - last[0] >= self._interval:
             self._stream.write(status + "\n")
             self._stream.flush()
             self._emitted[key] = (now, status)
-        if final:
-            self._emitted.pop(key, None)
+        if finished:
+            self._emitted.pop(key, None)  # the next bar of that name starts afresh
 
     def _end_line(self) -> None:
-        if self._overwritten:
-            self._end_status(final=True)
+        if self._overwritten:  # a bar ended, or tqdm moved the cursor between nested bars
             self._overwritten = False
+            self._end_status()
             return
         line, self._line = self._line, ""
         if not line.strip() and self._after_progress:
