@@ -27,6 +27,7 @@ QUIET_LOGGERS = ("mteb", "transformers", "sentence_transformers", "datasets", "h
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SEPARATORS = re.compile(r"(\r|\n)")
 _FINISHED = re.compile(r"\b100%|\b(\d+)/\1\b")
+_COUNT = re.compile(r"\b\d+/\d+\b")
 
 
 class ProgressFilter(io.TextIOBase):
@@ -49,7 +50,7 @@ class ProgressFilter(io.TextIOBase):
         self._line = ""
         self._overwritten = False  # a \r was seen since the last \n: the current line is a status
         self._after_progress = False
-        self._emitted: dict[str, tuple[float, str]] = {}
+        self._emitted: dict[str, tuple[float, str, bool]] = {}  # bar name -> (when, what, finished)
         self._lock = threading.Lock()
 
     # io.TextIOBase API ------------------------------------------------------------------------
@@ -93,16 +94,16 @@ class ProgressFilter(io.TextIOBase):
             return
         key = status.split(":", 1)[0].strip()
         now = self._clock()
-        last = self._emitted.get(key)
         finished = _FINISHED.search(status) is not None
-        if last is not None and last[1] == status:
-            return
-        if last is None or finished or now - last[0] >= self._interval:
+        count = _COUNT.search(status)
+        signature = count.group(0) if count else status
+        last = self._emitted.get(key)
+        if last is not None and (last[1] == status or (last[2] and last[1] == signature)):
+            return  # unchanged, or the same finished bar drawn once more on close
+        if last is None or last[2] or finished or now - last[0] >= self._interval:
             self._stream.write(status + "\n")
             self._stream.flush()
-            self._emitted[key] = (now, status)
-        if finished:
-            self._emitted.pop(key, None)  # the next bar of that name starts afresh
+            self._emitted[key] = (now, signature if finished else status, finished)
 
     def _end_line(self) -> None:
         if self._overwritten:  # a bar ended, or tqdm moved the cursor between nested bars
