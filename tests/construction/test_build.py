@@ -261,7 +261,7 @@ def test_cli_build_with_an_oracle_cache_gives_the_same_dataset(
         "build",
         "--tasks",
         str(FIXTURE_TASKS),
-        "--out",
+        "-o",
         str(tmp_path / "cli"),
         "--oracle-cache",
         str(tmp_path / "verdicts.sqlite"),

@@ -88,7 +88,7 @@ def test_missing_tasks_folder_is_an_error(tmp_path: Path) -> None:
 
 def test_cli_reports_bad_toml_as_one_line_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _write(tmp_path / "tasks", "validation/bad.toml", "query = 'unterminated\n")
-    code = main(["build", "--tasks", str(tmp_path / "tasks"), "--out", str(tmp_path / "out"), "--quiet"])
+    code = main(["build", "--tasks", str(tmp_path / "tasks"), "-o", str(tmp_path / "out"), "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert len(err) == 1 and err[0].startswith("execretrieval build: error: validation/bad.toml:1: invalid TOML")
@@ -100,7 +100,7 @@ def test_cli_refuses_to_overwrite_a_folder_that_is_not_a_build(
 ) -> None:
     _write(tmp_path / "tasks", "math_numerical/double.toml", GOOD)
     _write(tmp_path, "precious/notes.txt", "keep me")
-    code = main(["build", "--tasks", str(tmp_path / "tasks"), "--out", str(tmp_path / "precious"), "--quiet"])
+    code = main(["build", "--tasks", str(tmp_path / "tasks"), "-o", str(tmp_path / "precious"), "--quiet"])
     assert code == 2
     assert "is not an earlier build" in capsys.readouterr().err
     assert (tmp_path / "precious" / "notes.txt").read_text() == "keep me"

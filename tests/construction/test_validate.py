@@ -33,7 +33,7 @@ def test_a_fresh_build_is_valid(fixture_build: BuildResult, capsys: pytest.Captu
     assert set(report.counts) == ALL_CHECKS
     assert report.counts["schema"] == {"passed": 6, "failed": 0}
     assert report.counts["cross_canonical"]["pairs_run"] == 5
-    assert main(["validate", str(fixture_build.out_dir), "--quiet"]) == 0
+    assert main(["validate", "--data", str(fixture_build.out_dir), "--quiet"]) == 0
     assert capsys.readouterr().out.strip().endswith("valid")
 
 
@@ -89,12 +89,12 @@ def test_a_release_with_a_broken_mutant_is_invalid(
     assert {"mutant_execution", "distractor_sanity", "execution_cache"} <= checks
     assert any(f.reason == "mutant 1 passes every test" for f in report.findings)
     out_json = tmp_path / "findings.json"
-    assert main(["validate", str(root), "--quiet", "--json", str(out_json)]) == 1
+    assert main(["validate", "--data", str(root), "--quiet", "--json", str(out_json)]) == 1
     assert capsys.readouterr().out.strip().endswith("INVALID")
     assert json.loads(out_json.read_text())["ok"] is False
 
 
 def test_validate_reports_a_missing_dataset_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["validate", str(tmp_path / "nowhere")]) == 2
+    assert main(["validate", "--data", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not a directory" in err[0]

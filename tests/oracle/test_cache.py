@@ -128,7 +128,7 @@ def test_a_run_killed_with_sigkill_resumes_with_identical_results(tmp_path: Path
     source = tmp_path / "in.jsonl"
     write_input(source, suites, sleep_s=0.08)
     cache = tmp_path / "c.sqlite"
-    victim = subprocess.Popen([*CLI, "run", str(source), "-o", str(tmp_path / "killed.jsonl"), "--cache", str(cache),
+    victim = subprocess.Popen([*CLI, "run", str(source), "-o", str(tmp_path / "killed.jsonl"), "--oracle-cache", str(cache),
                                "--workers", "1"], stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while rows(cache) < 5 and time.monotonic() < deadline and victim.poll() is None:
@@ -139,11 +139,11 @@ def test_a_run_killed_with_sigkill_resumes_with_identical_results(tmp_path: Path
     assert 5 <= done_before < 40, "the kill must land mid-run"
     assert not (tmp_path / "killed.jsonl").exists()
 
-    resumed = subprocess.run([*CLI, "run", str(source), "-o", str(tmp_path / "resumed.jsonl"), "--cache", str(cache),
+    resumed = subprocess.run([*CLI, "run", str(source), "-o", str(tmp_path / "resumed.jsonl"), "--oracle-cache", str(cache),
                               "--workers", "2"], capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{done_before} from cache, {40 - done_before} executed" in resumed.stderr
-    fresh = subprocess.run([*CLI, "run", str(source), "-o", str(tmp_path / "fresh.jsonl"), "--no-cache", "--workers", "2"],
+    fresh = subprocess.run([*CLI, "run", str(source), "-o", str(tmp_path / "fresh.jsonl"), "--no-oracle-cache", "--workers", "2"],
                            capture_output=True, text=True, timeout=120)
     assert fresh.returncode == 0, fresh.stderr
     assert (tmp_path / "resumed.jsonl").read_text() == (tmp_path / "fresh.jsonl").read_text()
@@ -157,7 +157,7 @@ def test_concurrent_writers_share_one_cache(tmp_path: Path) -> None:
     for name, part in (("a", suites[:20]), ("b", suites[10:])):
         inputs.append(tmp_path / f"{name}.jsonl")
         write_input(inputs[-1], part)
-    procs = [subprocess.Popen([*CLI, "run", str(p), "-o", str(p.with_suffix(".out")), "--cache", str(cache), "--workers", "1"],
+    procs = [subprocess.Popen([*CLI, "run", str(p), "-o", str(p.with_suffix(".out")), "--oracle-cache", str(cache), "--workers", "1"],
                               stderr=subprocess.PIPE, text=True) for p in inputs]
     for proc in procs:
         _, err = proc.communicate(timeout=120)

@@ -24,7 +24,7 @@ def test_run_writes_one_line_per_suite_in_input_order(tmp_path: Path) -> None:
         {"id": 7, "code": CODE, "tests": ["assert f(1) == 3", "assert f(None)"]},
         {"id": "empty", "code": CODE, "tests": []},
     ]) + "\n\n")
-    done = oracle_cli("run", str(source), "-o", str(tmp_path / "out.jsonl"), "--no-cache", "--workers", "2", "--strict")
+    done = oracle_cli("run", str(source), "-o", str(tmp_path / "out.jsonl"), "--no-oracle-cache", "--workers", "2", "--strict")
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [r["id"] for r in rows] == ["ok", 7, "empty"]
@@ -44,18 +44,18 @@ def test_run_writes_one_line_per_suite_in_input_order(tmp_path: Path) -> None:
 def test_a_malformed_line_is_named_and_nothing_is_written(tmp_path: Path, line: str, message: str) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": 0, "code": CODE, "tests": ["assert f(1) == 2"]}) + "\n" + line + "\n")
-    done = oracle_cli("run", str(source), "-o", str(tmp_path / "out.jsonl"), "--no-cache")
+    done = oracle_cli("run", str(source), "-o", str(tmp_path / "out.jsonl"), "--no-oracle-cache")
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out.jsonl").exists()
 
 
 def test_missing_input_and_bad_workers_are_usage_errors(tmp_path: Path) -> None:
-    done = oracle_cli("run", str(tmp_path / "absent.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--no-cache")
+    done = oracle_cli("run", str(tmp_path / "absent.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--no-oracle-cache")
     assert done.returncode == 2 and "absent.jsonl: no such file" in done.stderr
     (tmp_path / "in.jsonl").write_text("")
     done = oracle_cli("run", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--workers", "0")
-    assert done.returncode == 2 and "--workers must be at least 1" in done.stderr
+    assert done.returncode == 2 and "argument --workers: expected a positive integer, got 0" in done.stderr
 
 
 def test_selfcheck_lists_protections_and_canaries() -> None:
@@ -72,15 +72,15 @@ def test_cache_export_then_import_through_the_cli(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": "a", "code": CODE, "tests": ["assert f(1) == 2", "assert f(2) == 2"]}) + "\n")
     cache_a, cache_b = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
-    assert oracle_cli("run", str(source), "-o", str(tmp_path / "1.jsonl"), "--cache", str(cache_a)).returncode == 0
-    assert oracle_cli("cache-export", str(tmp_path / "exported.jsonl"), "--cache", str(cache_a)).returncode == 0
+    assert oracle_cli("run", str(source), "-o", str(tmp_path / "1.jsonl"), "--oracle-cache", str(cache_a)).returncode == 0
+    assert oracle_cli("cache-export", "-o", str(tmp_path / "exported.jsonl"), "--oracle-cache", str(cache_a)).returncode == 0
     exported = [json.loads(line) for line in (tmp_path / "exported.jsonl").read_text().splitlines()]
     assert [row["test_results"] for row in exported] == [["pass", "FAIL"]]
-    done = oracle_cli("cache-import", str(tmp_path / "exported.jsonl"), "--cache", str(cache_b))
+    done = oracle_cli("cache-import", str(tmp_path / "exported.jsonl"), "--oracle-cache", str(cache_b))
     assert done.returncode == 0 and "imported 1 rows" in done.stderr
-    again = oracle_cli("run", str(source), "-o", str(tmp_path / "2.jsonl"), "--cache", str(cache_b))
+    again = oracle_cli("run", str(source), "-o", str(tmp_path / "2.jsonl"), "--oracle-cache", str(cache_b))
     assert "1 from cache, 0 executed" in again.stderr
     assert (tmp_path / "1.jsonl").read_text() == (tmp_path / "2.jsonl").read_text()
     (tmp_path / "broken.jsonl").write_text('{"code_sha256": "x"}\n')
-    done = oracle_cli("cache-import", str(tmp_path / "broken.jsonl"), "--cache", str(cache_b))
+    done = oracle_cli("cache-import", str(tmp_path / "broken.jsonl"), "--oracle-cache", str(cache_b))
     assert done.returncode == 2 and "broken.jsonl:1: missing field 'tests_sha256'" in done.stderr

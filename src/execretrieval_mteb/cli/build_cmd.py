@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
+from .options import add_deprecated_alias, add_quiet, add_workers
 
 HELP = "Build the dataset from tasks/<domain>/<function_name>.toml (mutants, gates, sweeps, SHA256SUMS)."
 DEFAULT_OUT = Path("build/execretrieval")
@@ -20,8 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of <domain>/<function_name>.toml files (default: tasks)",
     )
     parser.add_argument(
-        "--out", type=Path, default=DEFAULT_OUT, help=f"output folder, replaced atomically (default: {DEFAULT_OUT})"
+        "-o", "--output", type=Path, default=DEFAULT_OUT,
+        help=f"output folder, replaced atomically (default: {DEFAULT_OUT})",
     )
+    add_deprecated_alias(parser, "--out", "-o/--output", "output", type=Path)
     parser.add_argument(
         "--seed", type=int, default=0, help="seed for candidate sampling, tie-breaks and id order (default: 0)"
     )
@@ -33,9 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="usable candidates of each bug type per task compared with the canonical on the generated inputs "
         "up front; the rest only where the selection needs them; 0 compares all (default: 1)",
     )
-    parser.add_argument(
-        "--workers", type=int, default=None, help="oracle worker processes (default: the oracle's choice)"
-    )
+    add_workers(parser)
     parser.add_argument(
         "--oracle-cache",
         type=Path,
@@ -43,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="reuse the oracle's verdict cache for candidate and agreement runs (speeds up rebuilds; the sweeps always re-run)",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
+    add_quiet(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,8 +54,6 @@ def run(args: argparse.Namespace) -> int:
         args.candidates_per_type = DEFAULT_CANDIDATES_PER_TYPE
     if args.candidates_per_type < 0:
         raise UsageError(f"--candidates-per-type must be >= 0, got {args.candidates_per_type}")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be >= 1, got {args.workers}")
 
     def log(message: str) -> None:
         if not args.quiet:
@@ -62,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = BuildOptions(
         tasks_dir=args.tasks,
-        out_dir=args.out,
+        out_dir=args.output,
         seed=args.seed,
         candidates_per_type=args.candidates_per_type,
         workers=args.workers,

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .finish import add_finish_arguments, print_finished
-from .options import add_data, add_output, add_workers
+from .options import add_data, add_output, add_workers, check_writable
 
 HELP = "Score MTEB predictions files (from `mteb run --prediction-folder`) by execution and update the leaderboard."
 DEFAULT_OUTPUT = Path("execretrieval-results")
@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluation.results_folder import PREDICTIONS_FILE, ResultsFolder
     from ..mteb_task.data_source import load_built_source
 
+    check_writable(args.output, "-o")
     dataset = load_built_source(args.data)
     folder = ResultsFolder(args.output)
     paths = [p / PREDICTIONS_FILE if p.is_dir() else p for p in args.predictions]

@@ -11,6 +11,7 @@ from .options import add_quiet
 
 if TYPE_CHECKING:
     from ..dataset.io import BuiltDataset
+    from ..evaluation.outputs import Finished
     from ..evaluation.results_folder import ResultsFolder
 
 
@@ -18,7 +19,7 @@ def add_finish_arguments(parser: argparse.ArgumentParser) -> None:
     add_quiet(parser)
 
 
-def print_finished(folder: ResultsFolder, dataset: BuiltDataset, args: argparse.Namespace) -> None:
+def print_finished(folder: ResultsFolder, dataset: BuiltDataset, args: argparse.Namespace) -> Finished:
     """Write the leaderboard and analyses over the folder's models on this dataset; print the table."""
     from ..evaluation.leaderboard import format_table
     from ..evaluation.outputs import finish
@@ -32,3 +33,4 @@ def print_finished(folder: ResultsFolder, dataset: BuiltDataset, args: argparse.
             print(f"({len(finished.skipped)} evaluation file(s) in {folder.root}/evaluation are for other data; left out)",
                   file=sys.stderr)
         print(f"\nleaderboard: {folder.leaderboard}; per-query results: {folder.root / 'evaluation'}/", file=sys.stderr)
+    return finished

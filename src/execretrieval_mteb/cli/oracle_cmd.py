@@ -1,12 +1,15 @@
 """``execretrieval oracle``: run suites through the sandboxed oracle, check the sandbox, move the cache.
 
-- ``oracle run INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--cache PATH | --no-cache] [--strict]``
+- ``oracle run INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--oracle-cache PATH | --no-oracle-cache] [--strict]``
   input lines ``{"id", "code", "tests"}``; output lines, in input order,
   ``{"id", "outcomes", "passed", "protections"}`` (plus ``infra_error`` when the harness failed).
 - ``oracle selfcheck [--strict]`` prints the active protections and every canary's verdict.
-- ``oracle cache-export OUT.jsonl`` / ``oracle cache-import IN.jsonl`` move verdicts in the
+- ``oracle cache-export -o OUT.jsonl`` / ``oracle cache-import IN.jsonl`` move verdicts in the
   original ``execution_cache.jsonl`` schema; rows without ``oracle_salt`` are filed under the
   default limits' salt.
+
+``--oracle-cache`` is the verdict cache's spelling everywhere (``build`` too); ``--cache``,
+``--no-cache`` and ``cache-export OUT.jsonl`` are kept as deprecated spellings.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ..oracle.limits import Limits, cache_salt
 from ..oracle.outcomes import Suite
 from ..oracle.program import find_interpreter
 from ..oracle.selfcheck import canaries, judge
+from .options import add_deprecated_alias, add_quiet, add_workers
 
 HELP = "run code/test suites in the sandboxed execution oracle (run, selfcheck, cache-export, cache-import)"
 
@@ -41,34 +45,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run = sub.add_parser("run", help="run every suite of a JSONL file", description="Run every suite of INPUT (one "
                          '{"id", "code", "tests"} object per line) and write one result line per suite, in order.')
     run.add_argument("input", type=Path, metavar="INPUT.jsonl")
-    run.add_argument("-o", "--output", type=Path, required=True, metavar="OUTPUT.jsonl")
+    run.add_argument("-o", "--output", type=Path, required=True, metavar="OUTPUT.jsonl", help="where the results go")
     _add_common(run)
     where = run.add_mutually_exclusive_group()
-    where.add_argument("--cache", type=Path, metavar="PATH", help=f"verdict cache (default: {default_cache_path()})")
-    where.add_argument("--no-cache", action="store_true", help="run everything, store nothing")
+    where.add_argument("--oracle-cache", dest="cache", type=Path, metavar="PATH",
+                       help=f"verdict cache (default: {default_cache_path()})")
+    where.add_argument("--no-oracle-cache", dest="no_cache", action="store_true", help="run everything, store nothing")
+    add_deprecated_alias(run, "--cache", "--oracle-cache", "cache", type=Path)
+    add_deprecated_alias(run, "--no-cache", "--no-oracle-cache", "no_cache", flag=True)
     run.add_argument("--test-cpu-s", type=float, default=Limits().test_cpu_s, help="CPU seconds per test (default %(default)s)")
     run.add_argument("--suite-wall-s", type=float, default=Limits().suite_wall_s, help="wall seconds per suite (default %(default)s)")
+    add_quiet(run)
 
-    check = sub.add_parser("selfcheck", help="print the active protections and every canary's verdict")
+    check = sub.add_parser("selfcheck", help="print the active protections and every canary's verdict",
+                           description="Start the sandbox, print which protections are active, and run every "
+                                       "canary (hostile and benign programs); exit 1 if one misbehaves.")
     _add_common(check)
 
-    export = sub.add_parser("cache-export", help="write the cache as execution_cache.jsonl")
-    export.add_argument("output", type=Path, metavar="OUT.jsonl")
-    export.add_argument("--cache", type=Path, metavar="PATH", help=f"(default: {default_cache_path()})")
-    importer = sub.add_parser("cache-import", help="load an execution_cache.jsonl into the cache")
+    export = sub.add_parser("cache-export", help="write the cache as execution_cache.jsonl",
+                            description="Write every verdict of the oracle cache in the original "
+                                        "execution_cache.jsonl schema.")
+    export.add_argument("-o", "--output", dest="output", type=Path, default=None, metavar="OUT.jsonl",
+                        help="where the rows go")
+    export.add_argument("legacy_output", type=Path, nargs="?", default=None, help=argparse.SUPPRESS)
+    _add_cache_option(export)
+    importer = sub.add_parser("cache-import", help="load an execution_cache.jsonl into the cache",
+                              description="Load the rows of an execution_cache.jsonl (ours or the original "
+                                          "release's) into the oracle cache.")
     importer.add_argument("input", type=Path, metavar="IN.jsonl")
-    importer.add_argument("--cache", type=Path, metavar="PATH", help=f"(default: {default_cache_path()})")
+    _add_cache_option(importer)
+
+
+def _add_cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--oracle-cache", dest="cache", type=Path, metavar="PATH",
+                        help=f"verdict cache (default: {default_cache_path()})")
+    add_deprecated_alias(parser, "--cache", "--oracle-cache", "cache", type=Path)
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workers", type=int, default=None, help="fork servers (default: one per CPU)")
+    add_workers(parser)
     parser.add_argument("--strict", action="store_true", help="refuse to run unless every protection is active")
 
 
 def run(args: argparse.Namespace) -> int:
-    workers = getattr(args, "workers", None)
-    if workers is not None and workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {workers}")
     action = {"run": _run, "selfcheck": _selfcheck, "cache-export": _export, "cache-import": _import}
     return action[args.oracle_command](args)
 
@@ -113,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     cache = None if args.no_cache else (args.cache or default_cache_path())
     with Oracle(workers=args.workers, limits=limits, cache=cache, strict=args.strict) as oracle:
-        results = oracle.run([s for _, s in rows], progress=True)
+        results = oracle.run([s for _, s in rows], progress=not args.quiet)
         stats = dict(oracle.stats)
     out = []
     for (suite_id, _), result in zip(rows, results):
@@ -125,9 +144,10 @@ def _run(args: argparse.Namespace) -> int:
             row["infra_error"] = result.infra_error
         out.append(row)
     write_text_atomic(args.output, dumps_jsonl(out))
-    print(f"{len(rows)} suites: {stats['cached']} from cache, {stats['executed']} executed, "
-          f"{stats['duplicates']} duplicates, {stats['infra_errors']} infrastructure errors -> {args.output}",
-          file=sys.stderr)
+    if not args.quiet:
+        print(f"{len(rows)} suites: {stats['cached']} from cache, {stats['executed']} executed, "
+              f"{stats['duplicates']} duplicates, {stats['infra_errors']} infrastructure errors -> {args.output}",
+              file=sys.stderr)
     return 1 if stats["infra_errors"] else 0
 
 
@@ -158,9 +178,18 @@ def _open_cache(args: argparse.Namespace) -> ExecutionCache:
 
 
 def _export(args: argparse.Namespace) -> int:
+    output = args.output
+    if args.legacy_output is not None:
+        if output is not None:
+            raise UsageError("give the output once: -o OUT.jsonl (the positional OUT.jsonl is its deprecated spelling)")
+        print("execretrieval oracle cache-export: note: `cache-export OUT.jsonl` is deprecated; use "
+              "`cache-export -o OUT.jsonl`", file=sys.stderr)
+        output = args.legacy_output
+    if output is None:
+        raise UsageError("where should the rows go? give -o OUT.jsonl")
     with _open_cache(args) as cache:
-        count = cache.export_jsonl(args.output)
-    print(f"exported {count} rows -> {args.output}", file=sys.stderr)
+        count = cache.export_jsonl(output)
+    print(f"exported {count} rows -> {output}", file=sys.stderr)
     return 0
 
 

@@ -11,8 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..errors import UsageError
 from .finish import add_finish_arguments, print_finished
-from .options import add_data, add_workers
+from .options import add_data, add_workers, check_writable
 
 HELP = "Rebuild every ranking, metric, interval and analysis of a results folder from its frozen embeddings."
 
@@ -30,6 +31,9 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluation.results_folder import ResultsFolder
     from ..mteb_task.data_source import load_built_source
 
+    if not args.folder.is_dir():
+        raise UsageError(f"{args.folder}: no such results folder; give the -o folder of `execretrieval run` or `evaluate`")
+    check_writable(args.folder, "DIR")
     dataset = load_built_source(args.data)
     folder = ResultsFolder(args.folder)
     for evaluation in rescore_folder(folder, dataset, workers=args.workers, progress=not args.quiet):

@@ -1,12 +1,18 @@
 """``execretrieval run``: encode models on ExecRetrieval with mteb, then evaluate them by execution.
 
 With no ``-m`` it runs, fully offline, the embedded all-MiniLM-L6-v2 and the code-aware BM25 on the
-bundled dataset. Every ``-m`` is resolved first (a typo fails before anything is encoded). Then,
-per model: mteb evaluates the ``ExecRetrieval`` task (MTEB result file, predictions, frozen
-embeddings), and the same step as ``execretrieval evaluate`` checks the top k by execution and
-writes the evaluation file. A model that fails is reported and the others go on; the leaderboard
-holds every model that finished. A model already evaluated into the folder on this dataset, with
-the same revision and prompts, is reused unless ``--overwrite``. Layout: ``evaluation.results_folder``.
+bundled dataset. Every ``-m`` is resolved first, and the output folder checked for writing, so a
+typo or an unwritable ``-o`` fails before anything is encoded. Then, per model: mteb evaluates the
+``ExecRetrieval`` task (MTEB result file, predictions, frozen embeddings), and the same step as
+``execretrieval evaluate`` checks the top k by execution and writes the evaluation file. A model
+that fails (it cannot be loaded, its weights are corrupt, encoding raises) is reported in one
+line and the others go on; the leaderboard holds every model that finished and the exit status
+is 1. A model already evaluated into the folder on this dataset, with the same revision (and
+prompts, when the registry gives them before loading), is reused unless ``--overwrite``: a rerun,
+or a run interrupted with Ctrl-C and started again, only encodes what is missing. The first use
+of the embedded model also lays it out in the Hugging Face cache (``execretrieval models
+install-embedded``), so mteb's own routes find it offline afterwards. Layout:
+``evaluation.results_folder``.
 """
 
 from __future__ import annotations
@@ -14,15 +20,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ExecRetrievalError
 from .finish import add_finish_arguments, print_finished
-from .options import add_data, add_output, add_workers, positive_int
+from .options import add_data, add_output, add_workers, check_writable, positive_int
 
 if TYPE_CHECKING:
     from ..evaluation.results_folder import ResultsFolder
+    from ..mteb_task.models import ModelSpec
 
 HELP = "Encode models with mteb, check their top 10 by execution, and print the leaderboard (default: MiniLM and BM25, offline)."
 DEFAULT_OUTPUT = Path("execretrieval-results")
@@ -53,12 +61,14 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluation.pipeline import evaluate_predictions
     from ..evaluation.results_folder import ResultsFolder, model_slug
     from ..mteb_task.default_model import SHORT_NAME
+    from ..mteb_task.embedded import ensure_installed
     from ..mteb_task.encode import encode, identity_of
     from ..mteb_task.models import BM25_NAME, ModelKind, load, resolve
     from ..mteb_task.registration import ensure_registered
     from ..mteb_task.task import ExecRetrieval
 
     specs = [resolve(name) for name in (args.models or [SHORT_NAME, BM25_NAME])]
+    check_writable(args.output, "-o")
     ensure_registered()
     task = ExecRetrieval(data=args.data)
     task.load_data()
@@ -75,9 +85,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             wants_stacked = args.stacked and spec.kind is not ModelKind.BM25 and bool(dataset.stacked)
             missing_stacked = wants_stacked and not folder.stacked_embeddings(slug).is_file()
-            if not args.overwrite and not missing_stacked and _reusable(folder, slug, spec.revision, dataset.fingerprint):
+            if not args.overwrite and not missing_stacked and _reusable(folder, slug, spec, dataset.fingerprint):
                 say(f"  already evaluated on this dataset: reusing {folder.evaluation(slug)} (--overwrite re-encodes)")
                 continue
+            if spec.kind is ModelKind.EMBEDDED and spec.path is None:
+                ensure_installed(say)
             model = load(spec, args.device)
             encoded = encode(model, task, folder, batch_size=args.batch_size, progress=not args.quiet,
                              stacked=args.stacked)
@@ -87,11 +99,14 @@ def run(args: argparse.Namespace) -> int:
             )
             write_evaluation(folder, evaluation, dataset)
             say("  verdicts: " + ", ".join(f"{n} {s.value}" for s, n in evaluation.checked.counts().items() if n))
-        except ExecRetrievalError as exc:
-            failures.append(f"{spec.name}: {exc}")
-            say(f"  failed: {exc}")
         except KeyboardInterrupt:
             raise
+        except Exception as exc:  # noqa: BLE001 - one model's failure must not discard the others
+            reason = str(exc) if isinstance(exc, ExecRetrievalError) else f"{type(exc).__name__}: {_first_line(exc)}"
+            failures.append(f"{spec.name}: {reason}")
+            say(f"  failed: {reason}")
+            if getattr(args, "verbose", False):
+                traceback.print_exc()
     if len(failures) == len(specs):
         raise ExecRetrievalError(f"no model finished ({failures[0]})")
     print_finished(folder, dataset, args)
@@ -100,8 +115,12 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def _reusable(folder: ResultsFolder, slug: str, revision: str | None, fingerprint: str) -> bool:
-    """A finished evaluation of this model revision on this very dataset is already in the folder."""
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [""])[0]
+
+
+def _reusable(folder: ResultsFolder, slug: str, spec: ModelSpec, fingerprint: str) -> bool:
+    """A finished evaluation of this model (revision, and prompts when known) on this very dataset is in the folder."""
     from ..evaluation.report import read_report
 
     path = folder.evaluation(slug)
@@ -111,4 +130,6 @@ def _reusable(folder: ResultsFolder, slug: str, revision: str | None, fingerprin
         report = read_report(path)
     except ExecRetrievalError:
         return False
-    return report.dataset_fingerprint == fingerprint and report.model.revision == revision
+    if report.dataset_fingerprint != fingerprint or report.model.revision != spec.revision:
+        return False
+    return spec.prompts is None or dict(report.model.prompts) == dict(spec.prompts)

