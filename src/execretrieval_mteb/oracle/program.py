@@ -3,7 +3,7 @@
 The fork server runs as root but its children drop to uid nobody, which must still be able to
 read the interpreter's standard library for lazy imports; a virtualenv under a 0700 home is not
 readable, so a world-readable system Python is picked instead. The child imports nothing from
-this package: it receives the concatenated sources of the sandbox-side modules.
+this package: it receives the concatenated sources of the modules in the ``sandbox`` folder.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import sys
 from dataclasses import dataclass
 from importlib import resources
 
-from .test_shim import SHIM_SOURCE
-
-SANDBOX_MODULES = ("syscalls.py", "landlock.py", "seccomp.py", "sandbox.py", "child.py", "launcher.py", "server.py")
-"""Sandbox-side modules in dependency order; each is stdlib-only and uses the ones before it."""
+SANDBOX_MODULES = (
+    "pytest_shim.py", "syscalls.py", "landlock.py", "seccomp.py", "isolation.py", "child.py", "launcher.py", "server.py",
+)
+"""The modules of the ``sandbox`` folder in dependency order; each is stdlib-only and uses the ones before it."""
 
 DEFAULT_READ_PATHS = (
     "/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/localtime", "/etc/ld.so.cache",
@@ -42,11 +42,15 @@ every child touches over more pages (measured: about 100 more copy-on-write faul
 more CPU per suite). ``compile`` frees its tree at once."""
 
 
+def sandbox_source(name: str) -> str:
+    """Source text of one module of the ``sandbox`` folder (e.g. ``pytest_shim.py``)."""
+    return resources.files(__package__).joinpath("sandbox", name).read_text(encoding="utf-8")
+
+
 @functools.cache
 def sandbox_program() -> str:
-    """Source of the whole sandbox program: shim, sandbox-side modules, then the server's entry call."""
-    package = resources.files(__package__)
-    parts = [SHIM_SOURCE] + [package.joinpath(name).read_text(encoding="utf-8") for name in SANDBOX_MODULES]
+    """Source of the whole sandbox program: the sandbox folder's modules, then the server's entry call."""
+    parts = [sandbox_source(name) for name in SANDBOX_MODULES]
     parts.append("import json as _json, sys as _sys\nserve(_json.loads(_sys.argv[-1]))\n")
     return "\n\n".join(parts)
 

@@ -18,7 +18,7 @@ import struct
 import time
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
-    from .sandbox import sandbox_confine_child
+    from .isolation import sandbox_confine_child
 except ImportError:
     pass
 

@@ -29,7 +29,7 @@ import struct
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
     from .child import _Board, _exit, child_main
-    from .sandbox import sandbox_confine_launcher
+    from .isolation import sandbox_confine_launcher
 except ImportError:
     pass
 

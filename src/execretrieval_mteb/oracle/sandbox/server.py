@@ -26,7 +26,7 @@ import time
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
     from .child import _on_timer
     from .launcher import _Launcher
-    from .sandbox import sandbox_child_plan, sandbox_isolate_server, sandbox_prepare_server
+    from .isolation import sandbox_child_plan, sandbox_isolate_server, sandbox_prepare_server
 except ImportError:
     pass
 
