@@ -27,7 +27,10 @@ DEFAULT_READ_PATHS = (
 )
 """Read-only allow-list of the sandbox (the interpreter's own sys.path is added to it)."""
 
-SANDBOX_UID = SANDBOX_GID = 65534  # nobody / nogroup
+SANDBOX_UID_BASE = 0x7E000000
+"""Each worker's code runs as uid (and gid) ``SANDBOX_UID_BASE`` + its fork server's pid: no two live
+workers share one. The range 2113929216-2118123520 (pids are below 2**22) lies between the ranges
+systemd hands to containers and its own reserved ones, so no account or container owns it."""
 
 _FALLBACK_INTERPRETERS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
 _MIN_VERSION = (3, 11)
@@ -78,35 +81,50 @@ def _readable_by_others(path: str, need_dir_read: bool) -> bool:
     return bool(mode & stat.S_IROTH) and (not need_dir_read or bool(mode & stat.S_IXOTH))
 
 
-def _probe(path: str) -> tuple[str, str] | None:
-    """(version, stdlib dir) of the interpreter at ``path``, or None if it is unusable."""
+_PROBE = (
+    "import sys, sysconfig, site\n"
+    "print(sys.version.split()[0]); print(sysconfig.get_paths()['stdlib'])\n"
+    "sys.path.extend(site.getsitepackages())\n"
+    "try:\n    import seccomp\nexcept ImportError:\n    print('no libseccomp')\nelse:\n    print('libseccomp')\n"
+)
+
+
+def _probe(path: str) -> tuple[str, str, bool] | None:
+    """(version, stdlib dir, whether libseccomp's module is importable) of the interpreter at ``path``,
+    or None if it is unusable."""
     try:
         out = subprocess.run(
-            [path, "-S", "-c", "import sys, sysconfig; print(sys.version.split()[0]); print(sysconfig.get_paths()['stdlib'])"],
+            [path, "-S", "-c", _PROBE],
             capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"}, check=True,
         ).stdout.split("\n")
     except (OSError, subprocess.SubprocessError):
         return None
-    version, stdlib = out[0], out[1]
+    version, stdlib, seccomp = out[0], out[1], out[2] == "libseccomp"
     if tuple(int(x) for x in version.split(".")[:2]) < _MIN_VERSION:
         return None
-    return version, stdlib
+    return version, stdlib, seccomp
 
 
 @functools.cache
 def find_interpreter(world_readable: bool) -> Interpreter:
-    """This Python when it will do, else the first usable system Python; raises RuntimeError if none."""
+    """The first usable Python that can load libseccomp (this one, then the system's), else the first
+    usable one; raises RuntimeError if none. Without libseccomp the seccomp layers are missing."""
     candidates = [sys.executable, *_FALLBACK_INTERPRETERS]
+    usable: list[tuple[Interpreter, bool]] = []
     for path in candidates:
         if not os.path.exists(path):
             continue
         probed = _probe(path)
         if probed is None:
             continue
-        version, stdlib = probed
+        version, stdlib, seccomp = probed
         if world_readable and not (_readable_by_others(path, False) and _readable_by_others(stdlib, True)):
             continue
-        return Interpreter(path=path, version=version)
+        usable.append((Interpreter(path=path, version=version), seccomp))
+        if seccomp:
+            break
+    if usable:
+        return next((found for found, seccomp in usable if seccomp), usable[0][0])
     where = "world-readable " if world_readable else ""
     raise RuntimeError(
         f"no {where}Python >= {_MIN_VERSION[0]}.{_MIN_VERSION[1]} found for the sandbox "

@@ -1,15 +1,17 @@
-"""What runs inside each suite's sandboxed child: the test runner and its progress board.
+"""What runs inside each suite's sandboxed child: the test runner and the board it shares with the server.
 
 Sandbox-side module: stdlib only and no package imports, because its source text is
 concatenated into the sandbox program (see ``program.py``) and run by a world-readable
 interpreter that may not be able to read this package. It uses the ``sandbox_*`` functions and
 the pytest shim (``pytest``, ``_DidNotRaise``) defined by the sources placed before it.
 
-A child (forked by the launcher, ``launcher.py``) confines itself and runs the tests in order,
-posting the running test and each verdict on a shared-memory board (``_Board``) that the fork
-server watches (``server.py``).
+A child (forked by the launcher, ``launcher.py``) confines itself, reads the suite from the
+board, runs the tests the server listed there, in order, and posts the running test, each
+verdict and the CPU time each test used on the board, which the fork server watches
+(``server.py``).
 """
 
+import marshal
 import mmap
 import os
 import re
@@ -25,8 +27,8 @@ except ImportError:
 _OUTCOME = re.compile(r"pass|TIMEOUT|FAIL(:[\w.|]+)?|ERROR:[\w.|]+")
 
 
-# Captured before any untrusted code runs, so that a test rebinding os._exit/time.monotonic cannot stop the harness.
-_exit, _monotonic = os._exit, time.monotonic
+# Captured before any untrusted code runs, so that a test rebinding os._exit/time.* cannot stop the harness.
+_exit, _monotonic, _cpu_time = os._exit, time.monotonic, time.process_time
 
 
 class _SandboxTimeout(BaseException):
@@ -77,72 +79,111 @@ def _disarm():
 
 
 class _Board:
-    """Shared memory (an anonymous MAP_SHARED mapping made before fork) where a child reports progress.
+    """Shared memory (an anonymous MAP_SHARED mapping made before the launcher's fork) between a worker's processes.
 
-    Layout: the running test's index and the count of finished tests (int32 each), the running
-    test's start time (float64, CLOCK_MONOTONIC, shared by all processes), a set-up error text,
-    then one NUL-padded outcome slot per test. One board serves every suite of a worker (``reset``
-    between children); the server reads it only when the child exits or a deadline passes, so a
-    suite costs it one wake-up instead of two per test.
+    The server writes the suite (code and tests, marshalled) and, before each child, which tests
+    to run with which wall budgets; the child reads them and reports progress. The launcher never
+    reads the suite, so no child can find an earlier suite in memory it inherited; the board holds
+    only the current suite (the server zeroes what is left of a longer earlier one).
+
+    Layout: a 64-byte head (running test, finished run entries, running test's start time and the
+    child's CPU time then, set-up error length, suite length, suite deadline, wall budget per test,
+    number of run entries), a set-up error text, one slot per test (CPU seconds used, then the
+    NUL-padded outcome), the run list (int32 test indices), the suite. The server reads it only
+    when the child exits or a deadline passes, so a suite costs it one wake-up.
     """
 
-    _HEAD, _ERROR, _SLOT = 32, 1024, 256
+    _HEAD, _ERROR, _SLOT, _SLOT_TEXT = 64, 1024, 256, 8
+    _RUNNING = struct.Struct("=iidd")  # current, position, started_at, cpu_at_begin
+    _PLAN = struct.Struct("=dd")  # at 32: suite deadline, wall seconds per test
+    _SIZES = struct.Struct("=ii")  # at 24: set-up error length, suite length
 
-    def __init__(self, capacity):
-        self.capacity = capacity
-        self.mem = mmap.mmap(-1, self._HEAD + self._ERROR + self._SLOT * max(capacity, 1))
+    def __init__(self, capacity, payload_capacity):
+        self.capacity, self.payload_capacity = capacity, payload_capacity
+        self._runs = self._HEAD + self._ERROR + self._SLOT * capacity
+        self._payload = self._runs + 4 * capacity
+        self.mem = mmap.mmap(-1, self._payload + payload_capacity)
+        self._payload_len = 0
 
-    def reset(self, start):
-        """Before a child runs tests[start:]: nothing running, ``start`` finished, no set-up error."""
-        struct.pack_into("=iidi", self.mem, 0, -1, start, 0.0, 0)
+    # server side
+    def load(self, payload):
+        """Put the suite on the board, zeroing the rest of a longer earlier one."""
+        start = self._payload
+        self.mem[start : start + len(payload)] = payload
+        if self._payload_len > len(payload):
+            self.mem[start + len(payload) : start + self._payload_len] = bytes(self._payload_len - len(payload))
+        self._payload_len = len(payload)
+        struct.pack_into("=i", self.mem, 28, len(payload))
+
+    def plan(self, run, position, suite_deadline, test_wall_s):
+        """Before a child: run tests ``run[position:]`` with these budgets; nothing running, no set-up error."""
+        struct.pack_into(f"={len(run)}i", self.mem, self._runs, *run)
+        self._RUNNING.pack_into(self.mem, 0, -1, position, 0.0, 0.0)
+        struct.pack_into("=i", self.mem, 24, 0)
+        self._PLAN.pack_into(self.mem, 32, suite_deadline, test_wall_s)
+        struct.pack_into("=i", self.mem, 48, len(run))
+
+    def state(self):
+        """(running test index or None, its start time, the child's CPU seconds then, finished run entries)."""
+        while True:
+            index, position, started_at, cpu_at_begin = self._RUNNING.unpack_from(self.mem, 0)
+            if struct.unpack_from("=i", self.mem, 0)[0] == index:  # not torn by a concurrent begin()
+                return (index if index >= 0 else None), started_at, cpu_at_begin, position
+
+    def result(self, index):
+        """(outcome or None if malformed, CPU seconds) posted for test ``index``."""
+        offset = self._HEAD + self._ERROR + self._SLOT * index
+        cpu_s = struct.unpack_from("=d", self.mem, offset)[0]
+        raw = self.mem[offset + self._SLOT_TEXT : offset + self._SLOT].split(b"\0", 1)[0].decode("ascii", "replace")
+        return (raw if _OUTCOME.fullmatch(raw) else None), cpu_s
+
+    def setup_error(self):
+        length = struct.unpack_from("=i", self.mem, 24)[0]
+        return self.mem[self._HEAD : self._HEAD + length].decode("utf-8", "replace") if length > 0 else None
 
     # child side
-    def begin(self, index, now):
-        struct.pack_into("=d", self.mem, 8, now)
-        struct.pack_into("=i", self.mem, 0, index)
+    def suite(self):
+        """(code text, tests, run list, position, suite deadline, wall seconds per test)."""
+        length = struct.unpack_from("=i", self.mem, 28)[0]
+        code_text, tests = marshal.loads(self.mem[self._payload : self._payload + length])
+        runs = struct.unpack_from("=i", self.mem, 48)[0]
+        run = struct.unpack_from(f"={runs}i", self.mem, self._runs)
+        suite_deadline, test_wall_s = self._PLAN.unpack_from(self.mem, 32)
+        return code_text, tests, run, self._RUNNING.unpack_from(self.mem, 0)[1], suite_deadline, test_wall_s
 
-    def finish(self, index, outcome):
-        data = outcome.encode("ascii", "replace")[: self._SLOT - 1]
+    def begin(self, index, position, now, cpu_now):
+        struct.pack_into("=dd", self.mem, 8, now, cpu_now)
+        struct.pack_into("=ii", self.mem, 0, index, position)
+
+    def finish(self, index, position, outcome, cpu_s):
         offset = self._HEAD + self._ERROR + self._SLOT * index
-        self.mem[offset : offset + len(data) + 1] = data + b"\0"
-        struct.pack_into("=i", self.mem, 4, index + 1)
+        data = outcome.encode("ascii", "replace")[: self._SLOT - self._SLOT_TEXT - 1]
+        struct.pack_into("=d", self.mem, offset, cpu_s)
+        start = offset + self._SLOT_TEXT
+        self.mem[start : start + len(data) + 1] = data + b"\0"
+        struct.pack_into("=ii", self.mem, 0, -1, position + 1)
 
     def fail_setup(self, message):
         data = message.encode("utf-8", "replace")[: self._ERROR - 1]
         self.mem[self._HEAD : self._HEAD + len(data)] = data
-        struct.pack_into("=i", self.mem, 16, len(data))
-
-    # server side
-    def state(self):
-        """(running test index or None, its start time, number of finished tests)."""
-        while True:
-            index, done, started_at = struct.unpack_from("=iid", self.mem, 0)
-            if struct.unpack_from("=i", self.mem, 0)[0] == index:  # not torn by a concurrent begin()
-                return (index if index >= done else None), started_at, done
-
-    def outcome(self, index):
-        offset = self._HEAD + self._ERROR + self._SLOT * index
-        raw = self.mem[offset : offset + self._SLOT].split(b"\0", 1)[0].decode("ascii", "replace")
-        return raw if _OUTCOME.fullmatch(raw) else None
-
-    def setup_error(self):
-        length = struct.unpack_from("=i", self.mem, 16)[0]
-        return self.mem[self._HEAD : self._HEAD + length].decode("utf-8", "replace") if length > 0 else None
+        struct.pack_into("=i", self.mem, 24, len(data))
 
 
-def _run_tests(code_text, tests, start, board, limits, suite_deadline):
-    """Run tests[start:] in fresh namespaces over the same code, posting each verdict as it lands.
+def _run_tests(board, limits):
+    """Run the listed tests in fresh namespaces over the same code, posting each verdict as it lands.
 
     The timer signals already lead to ``_on_timer``: the server installed it (``sandbox_prepare_server``).
     """
+    code_text, tests, run, position, suite_deadline, test_wall_s = board.suite()
     try:
         code = compile(code_text, "<code>", "exec")
         code_error = None
     except BaseException as exc:  # noqa: BLE001 - SyntaxError, or ValueError for NUL bytes
         code, code_error = None, "ERROR:" + _type_name(type(exc).__name__)
-    for i in range(start, len(tests)):
-        now = _monotonic()
-        board.begin(i, now)
+    for position in range(position, len(run)):
+        i = run[position]
+        now, cpu_at_begin = _monotonic(), _cpu_time()
+        board.begin(i, position, now, cpu_at_begin)
         remaining = suite_deadline - now
         if remaining <= 0:
             outcome = "TIMEOUT"
@@ -151,7 +192,7 @@ def _run_tests(code_text, tests, start, board, limits, suite_deadline):
         else:
             namespace = {"__name__": "__main__", "pytest": pytest}  # noqa: F821 - the shim
             try:
-                _arm(limits["test_cpu_s"], min(limits["test_wall_s"], remaining))
+                _arm(limits["test_cpu_s"], min(test_wall_s, remaining))
                 try:
                     exec(code, namespace)
                     exec(compile(tests[i], "<test>", "exec"), namespace)
@@ -161,17 +202,17 @@ def _run_tests(code_text, tests, start, board, limits, suite_deadline):
             except BaseException as exc:  # noqa: BLE001 - every escape is a verdict
                 _disarm()
                 outcome = _classify(exc)
-        board.finish(i, outcome)
+        board.finish(i, position, outcome, _cpu_time() - cpu_at_begin)
 
 
-def child_main(code_text, tests, start, board, config, plan, suite_deadline):
-    """Entry point of a freshly forked child: confine, run tests[start:], exit. Never returns."""
+def child_main(board, config, plan):
+    """Entry point of a freshly forked child: confine, run the listed tests, exit. Never returns."""
     try:
         sandbox_confine_child(plan, config["limits"])
     except BaseException as exc:  # noqa: BLE001 - reported as an infrastructure failure
         board.fail_setup(f"sandbox set-up failed: {type(exc).__name__}: {exc}")
         _exit(70)
     try:
-        _run_tests(code_text, tests, start, board, config["limits"], suite_deadline)
+        _run_tests(board, config["limits"])
     finally:
         _exit(0)

@@ -1,111 +1,173 @@
-"""seccomp-bpf filter through ctypes: no new processes, no foreign signals, no sockets.
+"""seccomp filters, written by libseccomp: what the sandboxed code may ask the kernel, argument by argument.
 
-Sandbox-side module: stdlib only and no package imports, because its source text is also
-concatenated into the sandbox program (see ``program.py``). Names starting with ``seccomp_`` are
-its interface.
+Sandbox-side module: stdlib only (libseccomp's ``seccomp`` module is looked up at run time) and no
+package imports, because its source text is concatenated into the sandbox program (see
+``program.py``). Names starting with ``seccomp_`` are its interface.
 
-Denied calls fail with EPERM (Python raises PermissionError, a normal ``ERROR:`` verdict) rather
-than killing the process, so the verdict names what the code tried. Threads stay possible:
-``clone`` is allowed only with CLONE_THREAD, and ``clone3`` (whose flags live in memory a filter
-cannot read) answers ENOSYS so that glibc falls back to ``clone``. ``socket`` is denied for every
-family (a path-named unix socket could reach a host service); only an unnamed ``socketpair`` of
-the unix family stays (asyncio's self-pipe). Signals may only target the process itself, whose
-pid is baked into the filter when it is installed. Two stacked programs (``seccomp_programs``):
-the long deny list once in the launcher, a short one per child. x86_64 only; other architectures
-report the protection as missing.
+libseccomp (Debian's ``python3-seccomp``, for the sandbox's system interpreter) turns rules given
+by call name and argument into BPF: it compares all 64 bits of an argument, or exactly the bits
+named by a mask, and it kills a process making a call of another architecture's table (x32
+included). The fork server loads it once, as root, before anything is confined, and exports two
+raw programs; from then on installing one is a single prctl. No libseccomp code runs per suite.
+
+Denied calls fail with EPERM (Python raises PermissionError, a normal ``ERROR:`` verdict) so the
+verdict names what the code tried. The rules, by what they keep a suite from doing:
+
+- **New processes and programs**: no fork/vfork/execve; ``clone`` only with CLONE_THREAD (child
+  program); ``clone3``, whose flags live in memory a filter cannot read, answers ENOSYS so that
+  glibc falls back to ``clone``.
+- **Touching another process**: calls that take a pid act only on the caller (``prlimit64``,
+  ``sched_set*``, ``setpriority``/``ioprio_set`` for the calling process only, ``migrate_pages``,
+  ``move_pages``, ``get_robust_list``); signals only to its own pid (child program); no ptrace,
+  ``process_vm_*``, ``kcmp``, pidfds, ``setsid``/``setpgid``; no signal-driven I/O that could
+  signal someone else (``F_SETOWN``, ``F_SETOWN_EX``, ``F_SETSIG``, ``O_ASYNC``, ``FIOSETOWN``,
+  ``SIOCSPGRP``, ``FIOASYNC``).
+- **Reaching out**: no ``socket`` of any family and no connect/bind/listen/accept; only an
+  unnamed unix *stream* ``socketpair`` (asyncio's self-pipe), whose ends stay in the process, so
+  no datagram and no file descriptor can be sent anywhere.
+- **Leaving things behind**: no SysV shared memory, message queues or semaphores, no POSIX
+  message queues (the worker also has its own IPC namespace).
+- **Watching the host**: no inotify or fanotify.
+- **The kernel itself**: no mount/namespace/module/kexec/bpf/perf/io_uring/keyring/userfaultfd
+  and similar administration calls.
+
+Two stacked programs: the launcher's (everything that does not stop the launcher forking)
+installed once and inherited by every child, and a short child program added by each child. The
+child program names the child's own pid, known only after fork: it is built with a sentinel in
+the pid's place and each child writes its pid over the sentinel's places before installing it.
 """
 
 import ctypes
 import errno
 import os
 import struct
+import sys
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
     from .syscalls import sys_prctl_args, sys_prctl_prepared
 except ImportError:
     pass
 
-_AUDIT_ARCH_X86_64 = 0xC000003E
-_X32_SYSCALL_BIT = 0x40000000
-_CLONE_THREAD = 0x00010000
-_AF_UNIX = 1
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
-_RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
-_LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
-_OFF_NR, _OFF_ARCH, _OFF_ARG0_LOW = 0, 4, 16
+_PID_SENTINEL = 0x7A5EC0DE  # above any pid (pid_max is at most 2**22) and any call number
+_CLONE_THREAD = 0x00010000
+_AF_UNIX, _SOCK_STREAM, _SOCK_TYPE_MASK = 1, 1, 0xF
+_PRIO_PROCESS, _IOPRIO_WHO_PROCESS = 0, 1
+_F_SETFL, _F_SETOWN, _F_SETSIG, _F_SETOWN_EX, _O_ASYNC = 4, 8, 10, 15, 0o20000
+_FIOASYNC, _FIOSETOWN, _SIOCSPGRP = 0x5452, 0x8901, 0x8902
+_LOW_32 = 0xFFFFFFFF  # ``unsigned int`` arguments: the kernel ignores the upper half of the register
 
-_NR_CLONE, _NR_CLONE3, _NR_SOCKETPAIR, _NR_KILL, _NR_TGKILL, _NR_SETPGID = 56, 435, 53, 62, 234, 109
-_DENIED_X86_64 = {
-    "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "ptrace": 101, "tkill": 200,
-    "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_open": 434, "pidfd_send_signal": 424,
-    "pidfd_getfd": 438, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312,
-    "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "unshare": 272, "setns": 308,
-    "mount_setattr": 442, "move_mount": 429, "open_tree": 428, "fsopen": 430, "fsconfig": 431,
-    "fsmount": 432, "fspick": 433, "mknod": 133, "mknodat": 259, "bpf": 321, "perf_event_open": 298,
-    "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249, "io_uring_setup": 425,
-    "io_uring_enter": 426, "io_uring_register": 427, "kexec_load": 246, "kexec_file_load": 320,
-    "init_module": 175, "finit_module": 313, "delete_module": 176, "reboot": 169, "swapon": 167,
-    "swapoff": 168, "personality": 135, "acct": 163, "settimeofday": 164, "clock_settime": 227,
-    "iopl": 172, "ioperm": 173, "open_by_handle_at": 304, "name_to_handle_at": 303, "quotactl": 179,
-    "syslog": 103, "vhangup": 153, "fanotify_init": 300, "sethostname": 170, "setdomainname": 171,
-    "seccomp": 317, "socket": 41, "setsid": 112,
-}
+SECCOMP_DENIED = (
+    # new processes and programs, other processes
+    "fork", "vfork", "execve", "execveat", "ptrace", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+    "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "process_vm_readv", "process_vm_writev", "kcmp",
+    "process_madvise", "process_mrelease", "setsid",
+    # sockets other than an unnamed pair
+    "socket", "connect", "bind", "listen", "accept", "accept4",
+    # IPC objects that outlive a process
+    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+    "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+    "mq_getsetattr",
+    # watching the file system
+    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
+    # kernel administration
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "mount_setattr", "move_mount",
+    "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mknod", "mknodat", "bpf", "perf_event_open",
+    "userfaultfd", "keyctl", "add_key", "request_key", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "reboot", "swapon", "swapoff", "personality", "acct", "settimeofday", "clock_settime", "iopl", "ioperm",
+    "open_by_handle_at", "name_to_handle_at", "quotactl", "syslog", "vhangup", "sethostname",
+    "setdomainname", "seccomp",
+)
+"""Calls the launcher's program denies outright."""
 
-def seccomp_supported():
-    """True on x86_64, the one architecture whose syscall table this filter encodes."""
-    return os.uname().machine == "x86_64"
+SECCOMP_SELF_ONLY = (
+    "prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr",
+    "migrate_pages", "move_pages", "get_robust_list",
+)
+"""Calls whose first argument is a pid: allowed only with 0, the caller itself."""
 
 
-def _insn(code, jt, jf, k):
-    return struct.pack("=HBBI", code, jt, jf, k & 0xFFFFFFFF)
+def _libseccomp():
+    """libseccomp's Python module from the interpreter's site-packages (the program runs with -S), or None."""
+    import site  # under -S importing site only defines its helpers; sys.path is restored below
+
+    saved = list(sys.path)
+    try:
+        sys.path.extend(site.getsitepackages())
+        import seccomp
+    except ImportError:
+        return None
+    finally:
+        sys.path[:] = saved
+    sys.modules.pop("seccomp", None)  # not importable by the code under test through the cache
+    return seccomp
 
 
-def _arch_check():
-    """Kill a process making a call of another architecture's table (the numbers would mean other calls)."""
+def _launcher_rules(sc):
+    """(call, argument conditions) pairs, each denied when all its conditions hold."""
+    rules = [(name, ()) for name in SECCOMP_DENIED]
+    rules += [(name, (sc.Arg(0, sc.NE, 0),)) for name in SECCOMP_SELF_ONLY]
+    rules += [
+        ("setpriority", (sc.Arg(0, sc.NE, _PRIO_PROCESS),)), ("setpriority", (sc.Arg(1, sc.NE, 0),)),
+        ("ioprio_set", (sc.Arg(0, sc.NE, _IOPRIO_WHO_PROCESS),)), ("ioprio_set", (sc.Arg(1, sc.NE, 0),)),
+        ("socketpair", (sc.Arg(0, sc.NE, _AF_UNIX),)),
+        ("fcntl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, _F_SETFL), sc.Arg(2, sc.MASKED_EQ, _O_ASYNC, _O_ASYNC))),
+    ]
+    rules += [("socketpair", (sc.Arg(1, sc.MASKED_EQ, _SOCK_TYPE_MASK, kind),))
+              for kind in range(_SOCK_TYPE_MASK + 1) if kind != _SOCK_STREAM]
+    rules += [("fcntl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, cmd),)) for cmd in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX)]
+    rules += [("ioctl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, cmd),)) for cmd in (_FIOASYNC, _FIOSETOWN, _SIOCSPGRP)]
+    return rules
+
+
+def _child_rules(sc):
     return [
-        _insn(_LD_W_ABS, 0, 0, _OFF_ARCH),
-        _insn(_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
-        _insn(_RET_K, 0, 0, _RET_KILL_PROCESS),
-        _insn(_LD_W_ABS, 0, 0, _OFF_NR),
+        ("setpgid", ()),
+        ("clone", (sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0),)),
+        ("kill", (sc.Arg(0, sc.NE, _PID_SENTINEL),)),
+        ("tgkill", (sc.Arg(0, sc.NE, _PID_SENTINEL),)),
     ]
 
 
-def _argument_rule(nr, test, deny):
-    """"If the call is ``nr``: allow when ``test`` holds for its first argument, else deny" (5 instructions)."""
-    return [
-        _insn(_JEQ_K, 0, 4, nr),
-        _insn(_LD_W_ABS, 0, 0, _OFF_ARG0_LOW),
-        _insn(test[0], 0, 1, test[1]),
-        _insn(_RET_K, 0, 0, _RET_ALLOW),
-        _insn(_RET_K, 0, 0, deny),
-    ]
+def _export(sc, rules, enosys=()):
+    """Raw BPF of a default-allow filter denying ``rules`` with EPERM (and ``enosys`` with ENOSYS)."""
+    filt = sc.SyscallFilter(sc.ALLOW)
+    filt.set_attr(sc.Attr.ACT_BADARCH, sc.KILL_PROCESS)
+    for name, conditions in rules:
+        filt.add_rule(sc.ERRNO(errno.EPERM), name, *conditions)
+    for name in enosys:
+        filt.add_rule(sc.ERRNO(errno.ENOSYS), name)
+    read_end, write_end = os.pipe()  # a program is at most 4096 instructions (32 KiB): it fits the pipe
+    try:
+        with os.fdopen(write_end, "wb") as sink:
+            filt.export_bpf(sink)
+        chunks = []
+        while True:
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+
+
+def seccomp_sentinel_offsets(program):
+    """Byte offsets of the 32-bit constants in ``program`` that hold the pid sentinel."""
+    return [8 * i + 4 for i in range(len(program) // 8) if struct.unpack_from("=I", program, 8 * i + 4)[0] == _PID_SENTINEL]
 
 
 def seccomp_programs():
-    """The two BPF programs (8 bytes per instruction) the sandbox stacks.
+    """(launcher program, child program) as raw BPF (8 bytes per instruction), built by libseccomp.
 
-    Returns (base, child, offsets in child of the two 32-bit constants holding the pid). The base
-    program (x32 calls, the deny list, ``clone3``, ``socketpair``) is installed once by the launcher
-    and inherited by its children; it leaves ``fork`` through ``clone`` to the launcher. Each child
-    then adds the small child program: ``clone`` only with CLONE_THREAD, signals only to its own
-    pid (patched in by ``seccomp_install``), no ``setpgid``. Stacked filters all apply, and the
-    strictest answer wins.
+    Raises OSError naming the fix when they cannot be built here.
     """
-    deny = _RET_ERRNO | errno.EPERM
-    base = _arch_check() + [_insn(_JGE_K, 0, 1, _X32_SYSCALL_BIT), _insn(_RET_K, 0, 0, deny)]
-    for nr in sorted(_DENIED_X86_64.values()):
-        base += [_insn(_JEQ_K, 0, 1, nr), _insn(_RET_K, 0, 0, deny)]
-    base += [_insn(_JEQ_K, 0, 1, _NR_CLONE3), _insn(_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS)]
-    base += _argument_rule(_NR_SOCKETPAIR, (_JEQ_K, _AF_UNIX), deny)
-    base.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
-    child = _arch_check() + [_insn(_JEQ_K, 0, 1, _NR_SETPGID), _insn(_RET_K, 0, 0, deny)]
-    child += _argument_rule(_NR_CLONE, (_JSET_K, _CLONE_THREAD), deny)
-    pid_offsets = []
-    for nr in (_NR_KILL, _NR_TGKILL):
-        pid_offsets.append(8 * (len(child) + 2) + 4)  # the k field of the rule's test instruction
-        child += _argument_rule(nr, (_JEQ_K, 0), deny)
-    child.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
-    return b"".join(base), b"".join(child), pid_offsets
+    if os.uname().machine != "x86_64":
+        raise OSError(errno.ENOSYS, "the seccomp rules are written for x86_64 only")
+    sc = _libseccomp()
+    if sc is None:
+        raise OSError(errno.ENOSYS, "libseccomp's Python module is missing: apt-get install python3-seccomp")
+    return _export(sc, _launcher_rules(sc), enosys=("clone3",)), _export(sc, _child_rules(sc))
 
 
 def _prepared(program, pid_offsets):
@@ -115,17 +177,21 @@ def _prepared(program, pid_offsets):
 
 
 def seccomp_prepare():
-    """Build both filters once (in the fork server): {"launcher": prepared, "child": prepared}.
+    """Build both programs once (in the fork server): {"launcher": prepared, "child": prepared}.
 
     The buffers are ctypes memory that a forked child inherits at the same address; a child only
-    patches its pid in (``seccomp_install``), so installing costs it two small writes and one call.
+    writes its pid over the sentinel (``seccomp_install``), so installing costs it a few small
+    writes and one call. Raises OSError when libseccomp is missing or the sentinel went astray.
     """
-    base, child, pid_offsets = seccomp_programs()
-    return {"launcher": _prepared(base, []), "child": _prepared(child, pid_offsets)}
+    launcher, child = seccomp_programs()
+    offsets = seccomp_sentinel_offsets(child)
+    if not offsets or seccomp_sentinel_offsets(launcher):
+        raise OSError(errno.EINVAL, "libseccomp placed the pid sentinel unexpectedly")
+    return {"launcher": _prepared(launcher, []), "child": _prepared(child, offsets)}
 
 
 def seccomp_install(prepared, own_pid):
-    """Install a prepared filter with ``own_pid`` patched in, on this process and its future threads.
+    """Install a prepared program with ``own_pid`` in the sentinel's places, on this process and its future threads.
 
     Needs no_new_privs, which the launcher sets once (``sandbox_confine_launcher``) for its children.
     """

@@ -2,31 +2,41 @@
 
 Sandbox-side module: stdlib only and no package imports, because its source text is
 concatenated (last) into the sandbox program (see ``program.py``). It uses the names defined by
-the sources placed before it (``sandbox_*``, ``_Launcher``, ``_on_timer``, the pytest shim).
+the sources placed before it (``sandbox_*``, ``SandboxScratch``, ``_Board``, ``_Launcher``,
+``_Anomaly``, ``_on_timer``, the pytest shim).
 
 Protocol with the host: one JSON line per request on stdin (``{"code", "tests"}``), one JSON line
-per reply on stdout (``{"outcomes": [...]}`` or ``{"infra_error": "..."}``); the first reply line
-is a hello (``{"hello": {...}}``) naming the active protections.
+per reply on stdout: ``{"outcomes": [...], "cpu_s": [...]}``, or ``{"infra_error": "...", "kind":
+"...", "retire": true}`` after an anomaly, when the server exits and the host starts a fresh one
+(its launcher can only be replaced clean by a new server: see ``launcher.py``). The first reply
+line is a hello (``{"hello": {...}}``) naming the active protections.
 
-Per suite the server has its launcher (``launcher.py``) fork one child and watches it through the
-progress board and a pidfd. When the child dies or overruns mid-test, the server records that
-test's verdict and has a fresh child run the rest, so a crash or hang costs one test, not the
-suite.
+Per suite the server has its launcher fork a child and watches it through the board and the
+launcher's answers. When the child dies or overruns mid-test, the server records that test's
+verdict and has a fresh child run the rest, so a crash or hang costs one test, not the suite.
+
+A TIMEOUT must not depend on how busy the machine is. A test stopped after using its whole CPU
+budget is a TIMEOUT on any machine; one stopped by a wall-clock deadline while under its CPU
+budget (it slept, or waited for a CPU on a loaded machine) is run again, with the other such tests
+of the suite, by a fresh child with ``timeout_confirm_factor`` times the wall budgets. Only what
+times out again is TIMEOUT.
 """
 
 import gc
 import json
+import marshal
 import os
 import select
 import signal
-import stat
 import sys
 import time
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
-    from .child import _on_timer
-    from .launcher import _Launcher
-    from .isolation import sandbox_child_plan, sandbox_isolate_server, sandbox_prepare_server
+    from .child import _Board, _on_timer
+    from .isolation import (
+        SandboxScratch, sandbox_child_plan, sandbox_isolate_server, sandbox_prepare_server, sandbox_worker_uid,
+    )
+    from .launcher import _Anomaly, _Launcher
 except ImportError:
     pass
 
@@ -40,7 +50,8 @@ A short list: a bigger server makes every fork dearer. Not ``threading`` nor any
 _RECHECK_S = 0.02  # how often the server looks at a child that is between tests
 _KILL_GRACE_S = 0.5  # after a test's wall budget, the in-child timer gets this long to report TIMEOUT itself
 _SETUP_BUDGET_S = 5.0  # a child that has not started its first test by then is an infrastructure failure
-_MIN_BOARD_TESTS = 256  # the board is sized for this many tests per suite, and grown when a suite has more
+_REAP_BUDGET_S = 5.0  # after a kill, the launcher has this long to report the child's end
+_CPU_BACKED = 0.99  # a test that used this share of its CPU budget timed out on CPU (not re-run)
 
 
 def _death_verdict(status):
@@ -56,87 +67,126 @@ def _death_verdict(status):
     return "ERROR:ProcessExited"
 
 
-class _Child:
-    """One child running tests[start:], forked by the launcher; watched through the board and the status pipe."""
+def _watch(launcher, board, start, test_wall_s, suite_deadline):
+    """Wait until the child (asked to start at run entry ``start``) ends or overruns.
 
-    def __init__(self, launcher, code_text, tests, start, suite_deadline):
-        self.launcher, self.board, self.start = launcher, launcher.board, start
-        self.forked_at = time.monotonic()
-        launcher.spawn(code_text, tests, start, suite_deadline)
-        self.status, self.current, self.any_started = None, None, False
-
-    def watch(self, limits, suite_deadline):
-        """Wait until the child exits or overruns; returns None, "test", "suite" or "setup" (why it was killed)."""
-        poller = select.poll()
-        poller.register(self.launcher.statuses, select.POLLIN)
-        killed_for = None
-        while True:
-            current, started_at, done = self.board.state()
-            self.any_started = current is not None or done > self.start
-            if not self.any_started:
-                deadline, reason = min(suite_deadline, self.forked_at + _SETUP_BUDGET_S), "setup"
-            elif current is None:
-                deadline, reason = suite_deadline + _KILL_GRACE_S, "suite"
-            else:
-                test_deadline = started_at + limits["test_wall_s"]
-                deadline = min(suite_deadline, test_deadline) + _KILL_GRACE_S
-                reason = "test" if test_deadline < suite_deadline else "suite"
-            now = time.monotonic()
-            if now >= deadline:
-                killed_for = "suite" if now >= suite_deadline else reason
-                break
-            # A running test is watched until its deadline; before the first test or between tests
-            # the state changes on its own, so look again soon.
-            wake = deadline if current is not None else min(deadline, now + _RECHECK_S)
-            if poller.poll(max(1, int((wake - now) * 1000) + 1)):
-                break  # the launcher has reaped the child
-        pid = self.launcher.child_pid()
-        # Its group, for anything left in it; when it overran, also the child itself, should it
-        # have left the group.
-        for kill in (os.killpg, os.kill) if killed_for is not None else (os.killpg,):
-            if pid > 0:
-                try:
-                    kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        self.status = self.launcher.child_status()
-        self.current, _, done = self.board.state()
-        self.any_started = self.current is not None or done > self.start
-        return killed_for
-
-    def collect(self, outcomes):
-        """Copy the verdicts the child posted into ``outcomes``."""
-        _, _, done = self.board.state()
-        for i in range(self.start, min(done, len(outcomes))):
-            outcomes[i] = self.board.outcome(i)
+    Returns (why it was killed: None, "test", "suite" or "setup"; its wait status; its CPU seconds).
+    """
+    forked_at = time.monotonic()
+    killed_for = None
+    while True:
+        current, started_at, _, position = board.state()
+        if current is None and position == start:  # not started yet
+            deadline, reason = min(suite_deadline, forked_at + _SETUP_BUDGET_S), "setup"
+        elif current is None:
+            deadline, reason = suite_deadline + _KILL_GRACE_S, "suite"
+        else:
+            test_deadline = started_at + test_wall_s
+            deadline = min(suite_deadline, test_deadline) + _KILL_GRACE_S
+            reason = "test" if test_deadline < suite_deadline else "suite"
+        now = time.monotonic()
+        if now >= deadline:
+            killed_for = "suite" if now >= suite_deadline else reason
+            launcher.kill_child()
+            break
+        # A running test is watched until its deadline; before the first test or between tests
+        # the state changes on its own, so look again soon.
+        if launcher.wait(deadline if current is not None else min(deadline, now + _RECHECK_S)):
+            break  # the launcher has reaped the child
+    status, cpu_s = launcher.child_end(time.monotonic() + _REAP_BUDGET_S)
+    return killed_for, status, cpu_s
 
 
-def _run_suite(launcher, code_text, tests, limits):
-    """Outcome strings for every test, or raises RuntimeError for an infrastructure failure."""
-    n = len(tests)
-    outcomes = [None] * n
-    suite_deadline = time.monotonic() + limits["suite_wall_s"]
-    start = 0
-    while start < n and time.monotonic() < suite_deadline:
-        child = _Child(launcher, code_text, tests, start, suite_deadline)
-        killed_for = child.watch(limits, suite_deadline)
-        child.collect(outcomes)
-        setup_error = launcher.board.setup_error()
+def _run_pass(launcher, board, run, cpu_budget_s, test_wall_s, suite_wall_s):
+    """Run tests ``run`` (indices, in order) in as many children as crashes and hangs need.
+
+    Returns {index: (outcome, CPU seconds)} for the tests that got a verdict before the pass's
+    suite deadline; raises _Anomaly for an infrastructure failure.
+    """
+    results = {}
+    suite_deadline = time.monotonic() + suite_wall_s
+    position = 0
+    while position < len(run) and time.monotonic() < suite_deadline:
+        board.plan(run, position, suite_deadline, test_wall_s)
+        launcher.spawn()
+        killed_for, status, child_cpu_s = _watch(launcher, board, position, test_wall_s, suite_deadline)
+        current, _, cpu_at_begin, done = board.state()
+        for p in range(position, done):
+            outcome, cpu_s = board.result(run[p])
+            results[run[p]] = (outcome if outcome is not None else "ERROR:MalformedVerdict", cpu_s)
+        setup_error = board.setup_error()
         if setup_error is not None:
-            raise RuntimeError(setup_error)
-        if killed_for == "setup" or (not child.any_started and killed_for != "suite"):
-            raise RuntimeError(f"sandboxed child ended before running test {start} (wait status {child.status})")
-        if child.current is not None:
-            outcomes[child.current] = "TIMEOUT" if killed_for in ("test", "suite") else _death_verdict(child.status)
+            raise _Anomaly("child_setup", setup_error)
+        if killed_for == "setup" or (done == position and current is None and killed_for != "suite"):
+            raise _Anomaly("child_setup", f"sandboxed child ended before running test {run[position]} (wait status {status})")
+        if current is not None:
+            verdict = "TIMEOUT" if killed_for in ("test", "suite") else _death_verdict(status)
+            results[current] = (verdict, max(0.0, child_cpu_s - cpu_at_begin))
+            done += 1
         if killed_for == "suite":
             break
-        todo = [i for i in range(start, n) if outcomes[i] is None]
-        start = todo[0] if todo else n
-    return [o if o is not None else "TIMEOUT" for o in outcomes]
+        position = done
+    return results
+
+
+def _run_suite(launcher, board, request, limits, config):
+    """(outcome strings, CPU seconds per test); a wall-clock TIMEOUT under the CPU budget is confirmed once."""
+    tests = request["tests"]
+    n = len(tests)
+    board.load(marshal.dumps((request["code"], tests)))
+    cpu_budget_s = limits["test_cpu_s"]
+    first = _run_pass(launcher, board, list(range(n)), cpu_budget_s, limits["test_wall_s"], limits["suite_wall_s"])
+    unsure = [i for i in range(n) if first.get(i, ("TIMEOUT", 0.0))[0] == "TIMEOUT"
+              and first.get(i, ("TIMEOUT", 0.0))[1] < _CPU_BACKED * cpu_budget_s]
+    if unsure:
+        factor = config["timeout_confirm_factor"]
+        first.update(_run_pass(launcher, board, unsure, cpu_budget_s, factor * limits["test_wall_s"],
+                               factor * limits["suite_wall_s"]))
+    outcomes = [first.get(i, ("TIMEOUT", 0.0))[0] for i in range(n)]
+    cpu = [round(first.get(i, ("TIMEOUT", 0.0))[1], 6) for i in range(n)]
+    return outcomes, cpu
+
+
+def _start(config):
+    """Isolate, plan, say hello, warm up, fork the launcher: everything before the first suite."""
+    if config.get("cpu") is not None:
+        try:
+            os.sched_setaffinity(0, {config["cpu"]})  # inherited by the launcher and every child
+        except OSError:
+            pass  # the CPU went away: run unpinned
+    scratch_root = config["scratch_root"]
+    read_paths = list(config["read_paths"]) + [p for p in sys.path if p and os.path.exists(p)]
+    read_paths.append(os.path.dirname(os.path.realpath(sys.executable)))
+    active, missing, proc_fd = sandbox_isolate_server(scratch_root, read_paths, config["disabled"])
+    os.chdir("/")
+    uid = sandbox_worker_uid(config) if config["drop_uid"] else os.getuid()
+    plan, child_active, child_missing = sandbox_child_plan(
+        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, config["disabled"])
+    config = dict(config, drop_uid=plan["drop_uid"])
+    active = sorted(set(active) | set(child_active))
+    missing.update(child_missing)
+    for name in active:
+        missing.pop(name, None)
+    owner = (uid, uid) if plan["drop_uid"] else (os.getuid(), os.getgid())
+    scratch = SandboxScratch(os.path.join(scratch_root, "suite"), config["limits"], owner,
+                             mounts="fresh_scratch" in active)
+    scratch.fresh()
+    hello = {"protections": active, "missing": missing, "python": sys.version.split()[0], "pid": os.getpid(),
+             "uid": owner[0]}
+    for name in _WARM_IMPORTS:
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    sandbox_prepare_server(scratch.path, _on_timer)
+    board = _Board(config["board_tests"], config["board_bytes"])
+    gc.freeze()  # keep the server's objects out of the children's collections: fewer copy-on-write faults
+    launcher = _Launcher(board, config, plan, scratch.path, proc_fd)  # before any suite is read: see launcher.py
+    return config, hello, scratch, board, launcher
 
 
 def serve(config):
-    """Fork-server main loop: isolate once, start the launcher, then one child per request until stdin closes."""
+    """Fork-server main loop: start, then one suite per request until stdin closes or an anomaly retires it."""
     requests = os.fdopen(os.dup(0), "rb")
     replies = os.fdopen(os.dup(1), "wb")
     devnull = os.open("/dev/null", os.O_RDWR)
@@ -146,74 +196,27 @@ def serve(config):
     sys.dont_write_bytecode = True
     sys.argv = ["-c"]  # what code under `python -c` (the study's runner) sees
     sys.modules["pytest"] = pytest  # noqa: F821 - `import pytest` in a test gets the shim
-    if config.get("cpu") is not None:
-        try:
-            os.sched_setaffinity(0, {config["cpu"]})  # inherited by the launcher and every child
-        except OSError:
-            pass  # the CPU went away: run unpinned
-    scratch_root = config["scratch_root"]
-    active, missing = sandbox_isolate_server(scratch_root, config["limits"]["scratch_mb"], config["disabled"])
-    os.chdir("/")
-    read_paths = list(config["read_paths"]) + [p for p in sys.path if p and os.path.exists(p)]
-    read_paths.append(os.path.dirname(os.path.realpath(sys.executable)))
-    plan, child_active, child_missing = sandbox_child_plan(sorted(set(read_paths)), scratch_root, config["drop_uid"], config["disabled"])
-    config = dict(config, drop_uid=plan["drop_uid"])
-    active = sorted(set(active) | set(child_active))
-    missing.update(child_missing)
-    for name in active:
-        missing.pop(name, None)
-    hello = {"protections": active, "missing": missing, "python": sys.version.split()[0], "pid": os.getpid()}
+    try:
+        config, hello, scratch, board, launcher = _start(config)
+    except _Anomaly as exc:
+        replies.write((json.dumps({"start_error": f"{exc.kind}: {exc}"}) + "\n").encode())
+        replies.flush()
+        return
     replies.write((json.dumps({"hello": hello}) + "\n").encode())
     replies.flush()
-    for name in _WARM_IMPORTS:
-        try:
-            __import__(name)
-        except ImportError:
-            pass
-    scratch_dir = os.path.join(scratch_root, "suite")
-    sandbox_prepare_server(config["limits"], scratch_dir, _on_timer)
-    gc.freeze()  # keep the server's objects out of the children's collections: fewer copy-on-write faults
-    launcher = None
     for line in requests:
         request = json.loads(line)
-        tests = request["tests"]
         try:
-            _fresh_scratch(scratch_dir, config)
-            if launcher is not None and (launcher.board.capacity < len(tests) or not launcher.alive()):
-                launcher.close()
-                launcher = None
-            if launcher is None:
-                launcher = _Launcher(max(_MIN_BOARD_TESTS, len(tests)), config, plan, scratch_dir)
-            reply = {"outcomes": _run_suite(launcher, request["code"], tests, config["limits"])}
+            scratch.fresh()
+            outcomes, cpu = _run_suite(launcher, board, request, config["limits"], config)
+            launcher.check()
+            reply = {"outcomes": outcomes, "cpu_s": cpu}
+        except _Anomaly as exc:
+            reply = {"infra_error": str(exc), "kind": exc.kind, "retire": True}
         except Exception as exc:  # noqa: BLE001 - reported to the host, never cached
-            reply = {"infra_error": f"{type(exc).__name__}: {exc}"}
-            if launcher is not None:  # start afresh: the launcher may be what failed
-                launcher.close()
-                launcher = None
+            reply = {"infra_error": f"{type(exc).__name__}: {exc}", "kind": "harness", "retire": True}
         replies.write((json.dumps(reply) + "\n").encode())
         replies.flush()
-
-
-def _fresh_scratch(scratch_dir, config):
-    """An empty scratch directory owned by the sandbox uid: reused, emptied after whatever ran before."""
-    try:
-        st = os.lstat(scratch_dir)
-    except FileNotFoundError:
-        os.mkdir(scratch_dir, 0o700)
-        st = os.lstat(scratch_dir)
-    if not stat.S_ISDIR(st.st_mode):  # a file or a symlink in its place
-        os.unlink(scratch_dir)
-        os.mkdir(scratch_dir, 0o700)
-        st = os.lstat(scratch_dir)
-    for entry in os.scandir(scratch_dir):
-        if entry.is_dir(follow_symlinks=False):
-            import shutil  # only here: it loads the bz2 and lzma libraries, which would make every fork dearer
-
-            shutil.rmtree(entry.path)
-        else:
-            os.unlink(entry.path)
-    owner = (config["uid"], config["gid"]) if config["drop_uid"] else (os.getuid(), os.getgid())
-    if (st.st_uid, st.st_gid) != owner:
-        os.chown(scratch_dir, *owner)
-    if st.st_mode & 0o7777 != 0o700:
-        os.chmod(scratch_dir, 0o700)
+        if reply.get("retire"):
+            break
+    launcher.close()
