@@ -131,6 +131,7 @@ def _evaluate_model(
     )
     report["dataset"] = {"source": task.source.describe(), "fingerprint": fingerprint}
     report["oracle_checked_pairs"] = sum(1 for v in verdicts.values() if v.source is VerdictSource.ORACLE)
+    report["oracle_not_judged_pairs"] = sum(1 for v in verdicts.values() if v.source is VerdictSource.NOT_JUDGED)
     write_report(out / "evaluation" / f"{slug}.json", report)
     return report
 
@@ -177,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
         if report["oracle_checked_pairs"]:
             print(f"  {report['oracle_checked_pairs']} top-10 pairs were not in the execution cache; ran them through the oracle",
                   file=sys.stderr)
+        if report["oracle_not_judged_pairs"]:
+            print(f"  {report['oracle_not_judged_pairs']} top-10 pairs could not be judged (oracle infrastructure errors; "
+                  "counted as failing; see `execretrieval oracle selfcheck`)", file=sys.stderr)
     rows = _leaderboard_rows(out, fingerprint)
     if not rows:
         raise ExecRetrievalError(f"{out}/evaluation: no results for this dataset were written")

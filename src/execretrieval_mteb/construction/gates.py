@@ -5,8 +5,9 @@
                         level; the target is not a builtin (code lacking it could still pass);
                         every test is one statement calling the target; every mutant defines it.
 3. canonical execution: the canonical passes every test.
-4. mutant execution:    every mutant fails at least one test with at least one wrong output and
-                        no timeout; the four do not all fail the identical set of tests.
+4. mutant execution:    every mutant fails at least one test with at least one wrong output,
+                        no timeout and no test near its CPU limit; the four do not all fail the
+                        identical set of tests.
 5. corpus integrity:    ids unique and resolving, every canonical referenced, code texts and
                         target names unique across the corpus.
 
@@ -164,6 +165,8 @@ def check_mutants(results: Sequence[SuiteResult]) -> list[str]:
             reasons.append(f"mutant {index} fails only by crashing ({crashes}), never with a wrong output")
         elif rejection is Rejection.TIMEOUT:
             reasons.append(f"mutant {index} times out (a machine-dependent verdict)")
+        elif rejection is Rejection.NEAR_LIMIT:
+            reasons.append(f"mutant {index} runs near its CPU limit (a machine-dependent verdict)")
         elif rejection is Rejection.INFRA_ERROR:
             reasons.append(f"mutant {index} could not be run ({result.infra_error})")
     if len(results) > 1 and len({r.failed_tests for r in results}) == 1 and not reasons:

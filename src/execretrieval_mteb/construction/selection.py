@@ -2,8 +2,8 @@
 
 A candidate is kept only if its verdict is a real, reproducible bug: it fails at least one test,
 at least one failure is wrong output (``FAIL``: the assertion was false or an expected exception
-was not raised), and no test timed out (a timeout depends on machine speed, so its outcome list
-would not be reproducible). Syntax errors and duplicates never reach this stage (the mutation
+was not raised), no test timed out and no test came near its CPU limit (``SuiteResult.near_limit``:
+either depends on machine speed, so its outcome list would not be reproducible). Syntax errors and duplicates never reach this stage (the mutation
 engine drops them); equivalent mutants (pass everything) and crash-only mutants are rejected.
 
 Choosing four: maximise bug-type diversity first, taking types in order of how few mutants of
@@ -33,6 +33,7 @@ class Rejection(enum.Enum):
     EQUIVALENT = "equivalent"  # passes every test: not a bug the tests can see
     CRASH_ONLY = "crash_only"  # fails only by raising: no wrong output
     TIMEOUT = "timeout"  # some test timed out: verdict depends on machine speed
+    NEAR_LIMIT = "near_limit"  # some test used a good share of its CPU budget: so could its verdict
     INFRA_ERROR = "infra_error"  # the oracle could not run it
 
 
@@ -52,6 +53,8 @@ def judge(result: SuiteResult) -> Rejection | None:
         return Rejection.INFRA_ERROR
     if any(o.kind is OutcomeKind.TIMEOUT for o in result.outcomes):
         return Rejection.TIMEOUT
+    if result.near_limit:
+        return Rejection.NEAR_LIMIT
     if result.passed:
         return Rejection.EQUIVALENT
     if not result.has_wrong_output:

@@ -6,7 +6,9 @@ failing. That is sound only because the build's cross-canonical sweep ran every 
 defines another query's target function against that query's tests and found none passing, so
 every pair missing from the cache is a snippet that does not even define the target. The
 ``execretrieval run`` command does not rely on that argument for the top k: it checks every
-candidate pair, running the ones missing from the cache through the oracle.
+candidate pair, running the ones missing from the cache through the oracle. A pair the oracle
+could not judge (its harness failed twice) is ``NOT_JUDGED``: it counts as not passing, and the
+run carries on and reports how many there were.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ..oracle.outcomes import Suite, TestOutcome, code_sha256, tests_sha256
 class VerdictSource(enum.Enum):
     CACHE = "cache"
     ORACLE = "oracle"
+    NOT_JUDGED = "not_judged"  # the oracle's harness failed on it (``PairVerdict.infra_error``)
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class PairVerdict:
 
     outcomes: tuple[TestOutcome, ...]
     source: VerdictSource
+    infra_error: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -89,13 +93,11 @@ def check_pairs(
         keys = list(suites)
         results = run_suites([suites[k] for k in keys], workers=workers, progress=progress, cache=oracle_cache)
         for key, result in zip(keys, results, strict=True):
-            if result.infra_error is not None:
-                raise ExecRetrievalError(
-                    f"the oracle could not run a suite ({result.infra_error}); fix the sandbox "
-                    "(`execretrieval oracle selfcheck`) and rerun"
-                )
             for pair in missing[key]:
-                verdicts[pair] = PairVerdict(result.outcomes, VerdictSource.ORACLE)
+                if result.infra_error is not None:
+                    verdicts[pair] = PairVerdict((), VerdictSource.NOT_JUDGED, result.infra_error)
+                else:
+                    verdicts[pair] = PairVerdict(result.outcomes, VerdictSource.ORACLE)
     return verdicts
 
 
