@@ -65,9 +65,9 @@ def _classify(exc):
     return "ERROR:" + _type_name(type(exc).__name__)
 
 
-def _arm(cpu_s, wall_s):
+def _arm(cpu_timer, wall_s):
     """Start the test's CPU and wall timers (replacing what is left of the last test's)."""
-    signal.setitimer(signal.ITIMER_PROF, cpu_s)
+    cpu_timer.arm()
     signal.setitimer(signal.ITIMER_REAL, max(wall_s, 0.001))
     _TimerState.armed = True
 
@@ -169,7 +169,7 @@ class _Board:
         struct.pack_into("=i", self.mem, 24, len(data))
 
 
-def _run_tests(board, limits):
+def _run_tests(board, cpu_timer):
     """Run the listed tests in fresh namespaces over the same code, posting each verdict as it lands.
 
     The timer signals already lead to ``_on_timer``: the server installed it (``sandbox_prepare_server``).
@@ -192,7 +192,7 @@ def _run_tests(board, limits):
         else:
             namespace = {"__name__": "__main__", "pytest": pytest}  # noqa: F821 - the shim
             try:
-                _arm(limits["test_cpu_s"], min(test_wall_s, remaining))
+                _arm(cpu_timer, min(test_wall_s, remaining))
                 try:
                     exec(code, namespace)
                     exec(compile(tests[i], "<test>", "exec"), namespace)
@@ -213,6 +213,6 @@ def child_main(board, config, plan):
         board.fail_setup(f"sandbox set-up failed: {type(exc).__name__}: {exc}")
         _exit(70)
     try:
-        _run_tests(board, config["limits"])
+        _run_tests(board, plan["cpu_timer"])
     finally:
         _exit(0)

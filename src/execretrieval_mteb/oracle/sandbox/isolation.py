@@ -35,7 +35,7 @@ try:  # imported as part of the package (tests, type checkers); in the sandbox p
         landlock_read_write_access, landlock_restrict_self,
     )
     from .seccomp import seccomp_install, seccomp_prepare
-    from .syscalls import sys_check, sys_libc, sys_prctl, sys_prctl_args, sys_prctl_prepared
+    from .syscalls import SysCpuTimer, sys_check, sys_libc, sys_prctl, sys_prctl_args, sys_prctl_prepared
 except ImportError:
     pass
 
@@ -216,7 +216,7 @@ def sandbox_worker_uid(config):
     return config["uid_base"] + os.getpid()
 
 
-def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, disabled=()):
+def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, disabled=()):
     """What the launcher and each child will apply, prepared once in the server: (plan, active, {name: why missing}).
 
     The Landlock ruleset (read-only allow-list, read/write below ``scratch_root``) is built here and
@@ -232,7 +232,8 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, disabled=()):
     active = ["rlimits", "cpu_time_limit", "wall_deadline", "process_group_kill", "launcher_check", "clean_launcher"]
     missing = {}
     plan = {"drop_uid": drop_uid, "uid": uid, "landlock_ruleset": None, "seccomp": None,
-            "pdeathsig": sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL)}
+            "pdeathsig": sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL),
+            "cpu_timer": SysCpuTimer(limits["test_cpu_s"], signal.SIGPROF)}
     if drop_uid:
         active += ["unprivileged_uid", "uid_per_worker"]
     else:
@@ -342,11 +343,12 @@ def sandbox_confine_launcher(plan, limits):
 def sandbox_confine_child(plan, limits):
     """Confine a freshly forked suite child, before any untrusted code; raises OSError if a layer fails.
 
-    What must differ per child: its own process group, a CPU rlimit counting from zero, the
-    parent-death signal (fork clears it), no inherited descriptors, and seccomp (last, since it
-    forbids ``setpgid``).
+    What must differ per child: its own process group, a CPU rlimit counting from zero, its CPU
+    timer (timers are not inherited), the parent-death signal (fork clears it), no inherited
+    descriptors, and seccomp (last, since it forbids ``setpgid``).
     """
     os.setpgid(0, 0)
+    plan["cpu_timer"].create()
     cpu_cap = int(math.ceil(limits["suite_wall_s"])) + 1
     _set_limit(resource.RLIMIT_CPU, cpu_cap, cpu_cap + 1)  # SIGXCPU at the soft limit
     sys_prctl_prepared(plan["pdeathsig"])

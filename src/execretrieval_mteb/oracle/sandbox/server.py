@@ -97,7 +97,7 @@ def _watch(launcher, board, start, test_wall_s, suite_deadline):
     return killed_for, status, cpu_s
 
 
-def _run_pass(launcher, board, run, cpu_budget_s, test_wall_s, suite_wall_s):
+def _run_pass(launcher, board, run, test_wall_s, suite_wall_s):
     """Run tests ``run`` (indices, in order) in as many children as crashes and hangs need.
 
     Returns {index: (outcome, CPU seconds)} for the tests that got a verdict before the pass's
@@ -134,16 +134,15 @@ def _run_suite(launcher, board, request, limits, config):
     tests = request["tests"]
     n = len(tests)
     board.load(marshal.dumps((request["code"], tests)))
-    cpu_budget_s = limits["test_cpu_s"]
-    first = _run_pass(launcher, board, list(range(n)), cpu_budget_s, limits["test_wall_s"], limits["suite_wall_s"])
-    unsure = [i for i in range(n) if first.get(i, ("TIMEOUT", 0.0))[0] == "TIMEOUT"
-              and first.get(i, ("TIMEOUT", 0.0))[1] < _CPU_BACKED * cpu_budget_s]
+    results = _run_pass(launcher, board, list(range(n)), limits["test_wall_s"], limits["suite_wall_s"])
+    unreached = ("TIMEOUT", 0.0)  # a test the suite deadline left unstarted
+    unsure = [i for i in range(n) if results.get(i, unreached)[0] == "TIMEOUT"
+              and results.get(i, unreached)[1] < _CPU_BACKED * limits["test_cpu_s"]]
     if unsure:
         factor = config["timeout_confirm_factor"]
-        first.update(_run_pass(launcher, board, unsure, cpu_budget_s, factor * limits["test_wall_s"],
-                               factor * limits["suite_wall_s"]))
-    outcomes = [first.get(i, ("TIMEOUT", 0.0))[0] for i in range(n)]
-    cpu = [round(first.get(i, ("TIMEOUT", 0.0))[1], 6) for i in range(n)]
+        results.update(_run_pass(launcher, board, unsure, factor * limits["test_wall_s"], factor * limits["suite_wall_s"]))
+    outcomes = [results.get(i, unreached)[0] for i in range(n)]
+    cpu = [round(results.get(i, unreached)[1], 6) for i in range(n)]
     return outcomes, cpu
 
 
@@ -161,7 +160,7 @@ def _start(config):
     os.chdir("/")
     uid = sandbox_worker_uid(config) if config["drop_uid"] else os.getuid()
     plan, child_active, child_missing = sandbox_child_plan(
-        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, config["disabled"])
+        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, config["limits"], config["disabled"])
     config = dict(config, drop_uid=plan["drop_uid"])
     active = sorted(set(active) | set(child_active))
     missing.update(child_missing)

@@ -42,3 +42,36 @@ def sys_syscall(number, *args):
     """syscall(2) with integer arguments widened to long (the kernel reads full registers)."""
     args = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
     return sys_check(sys_libc.syscall(ctypes.c_long(number), *args))
+
+
+class SysCpuTimer:
+    """A POSIX timer on the process CPU clock that sends ``signo`` after ``seconds`` of CPU time.
+
+    Made ready (argument buffers, libc entry points) once in the fork server; each child creates
+    its own (timers are not inherited across fork) and re-arms it per test with one call. Not
+    ITIMER_PROF: that timer counts CPU time in scheduler ticks, each charged whole to whichever
+    process runs when it lands, so on a busy machine a test near its budget was charged time it
+    never used and timed out on some runs only. CLOCK_PROCESS_CPUTIME_ID counts the exact run
+    time; the tick only decides when an expiry is noticed (at most one tick late).
+    """
+
+    _CLOCK_PROCESS_CPUTIME_ID, _SIGEV_SIGNAL = 2, 0
+
+    def __init__(self, seconds, signo):
+        import struct
+
+        whole = int(seconds)
+        self._id = ctypes.c_void_p()
+        self._event = ctypes.create_string_buffer(struct.pack("=qii", 0, signo, self._SIGEV_SIGNAL), 64)
+        self._value = ctypes.create_string_buffer(struct.pack("=qqqq", 0, 0, whole, int((seconds - whole) * 1e9)), 32)
+        self._create, self._settime = sys_libc.timer_create, sys_libc.timer_settime
+        self._create_args = (ctypes.c_int(self._CLOCK_PROCESS_CPUTIME_ID), self._event, ctypes.byref(self._id))
+        self._arm_args = (self._id, ctypes.c_int(0), self._value, None)
+
+    def create(self):
+        """In the process to be timed; raises OSError."""
+        sys_check(self._create(*self._create_args))
+
+    def arm(self):
+        """Start (or restart) the countdown of ``seconds`` of this process's CPU time."""
+        self._settime(*self._arm_args)
