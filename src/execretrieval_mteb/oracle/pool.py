@@ -214,6 +214,8 @@ class ForkServer:
     def _fit_board(self, suite: Suite) -> None:
         """Replace the server by one with a bigger board if ``suite`` does not fit the current one."""
         tests = len(suite.tests)
+        if tests <= self._board[0] and 4 * (len(suite.code) + sum(map(len, suite.tests))) + 16 * (tests + 1) + 64 <= self._board[1]:
+            return  # fits even at 4 bytes a character
         size = 64 + sum(16 + len(text.encode("utf-8", "surrogatepass")) for text in (suite.code, *suite.tests))
         if tests > self._board[0] or size > self._board[1]:
             self._discard()
