@@ -74,6 +74,19 @@ def attack(test: str) -> Suite:
     return Suite(CODE, (test, "assert f(1) == 2"))
 
 
+def assert_denied(server: ForkServer, attacks: dict[str, str]) -> None:
+    """Each attack fails with EPERM, and the test after it in its suite still passes."""
+    for name, test in attacks.items():
+        result = server.run(attack(test))
+        assert result.outcome_strings() == ["ERROR:PermissionError", "pass"], (name, result)
+
+
+def libc_call(call: str, setup: str = "") -> str:
+    """Test text making a raw libc call through ctypes; a failed call raises OSError with its errno."""
+    return (f"import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n{setup}"
+            f"if {call} < 0:\n    raise OSError(ctypes.get_errno(), 'denied')")
+
+
 # -- 1. poisoning later suites through the launcher ------------------------------------------------
 
 POISONS = {
@@ -85,10 +98,8 @@ POISONS = {
     "nice_every_process_of_the_uid": "import os\nos.setpriority(os.PRIO_USER, 0, 19)",
     "affinity": "import os\nos.sched_setaffinity(TARGET, {0})",
     "idle_policy": "import os\nos.sched_setscheduler(TARGET, os.SCHED_IDLE, os.sched_param(0))",
-    "upper_bits_in_the_pid": "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-                             "limit = (ctypes.c_ulong * 2)(3, 3)\n"
-                             "if libc.syscall(302, ctypes.c_long((1 << 32) | TARGET), 7, limit, None) != 0:\n"
-                             "    raise OSError(ctypes.get_errno(), 'prlimit64')",
+    "upper_bits_in_the_pid": libc_call("libc.syscall(302, ctypes.c_long((1 << 32) | TARGET), 7, limit, None)",
+                                       setup="limit = (ctypes.c_ulong * 2)(3, 3)\n"),
 }
 
 
@@ -99,9 +110,7 @@ def test_a_suite_cannot_poison_a_launcher_and_the_next_suites_are_judged_right(p
     before = process_state(target)
     # in the attacker's PID namespace its launcher is 1; the victim's host pid names nothing there
     numbers = {"same_worker": "os.getppid()", "other_worker": str(target)}[where]
-    for name, poison in POISONS.items():
-        result = attacker.run(attack(poison.replace("TARGET", numbers)))
-        assert result.outcome_strings() == ["ERROR:PermissionError", "pass"], (name, result)
+    assert_denied(attacker, {name: poison.replace("TARGET", numbers) for name, poison in POISONS.items()})
     scan = ("import os, resource\nhit = 0\nfor pid in range(1, 32768):\n    try:\n"
             "        resource.prlimit(pid, resource.RLIMIT_AS, (120 << 20, 120 << 20))\n        hit += 1\n"
             "    except OSError:\n        pass\nassert hit == 0")
@@ -115,9 +124,7 @@ def test_a_suite_cannot_poison_another_oracle_on_the_machine(pair: Oracle) -> No
     with Oracle(workers=1) as bystander:
         target = launcher_pid(bystander._pool.servers[0])
         before = process_state(target)
-        for poison in POISONS.values():
-            result = pair._pool.servers[0].run(attack(poison.replace("TARGET", str(target))))
-            assert result.outcome_strings() == ["ERROR:PermissionError", "pass"]
+        assert_denied(pair._pool.servers[0], {name: poison.replace("TARGET", str(target)) for name, poison in POISONS.items()})
         assert process_state(target) == before
         assert_benign_verdicts(bystander._pool.servers[0])
 
@@ -212,15 +219,12 @@ def test_no_datagram_or_descriptor_reaches_a_host_socket(pair: Oracle, host_data
 def test_no_ipc_object_is_created_or_left_behind(pair: Oracle) -> None:
     before = sysv_ipc_objects()
     mqueues = set(os.listdir("/dev/mqueue")) if os.path.isdir("/dev/mqueue") else set()
-    call = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nif {call} < 0:\n    raise OSError(ctypes.get_errno(), 'denied')"
-    for name, c in {
-        "shared_memory": "libc.shmget(0, 64 << 20, 0o1600)",
-        "message_queue": "libc.msgget(0, 0o1600)",
-        "semaphores": "libc.semget(0, 4, 0o1600)",
-        "posix_message_queue": "libc.mq_open(b'/xr-attack', 0o102, 0o600, None)",
-    }.items():
-        result = pair._pool.servers[0].run(attack(call.format(call=c)))
-        assert result.outcome_strings() == ["ERROR:PermissionError", "pass"], (name, result)
+    assert_denied(pair._pool.servers[0], {
+        "shared_memory": libc_call("libc.shmget(0, 64 << 20, 0o1600)"),
+        "message_queue": libc_call("libc.msgget(0, 0o1600)"),
+        "semaphores": libc_call("libc.semget(0, 4, 0o1600)"),
+        "posix_message_queue": libc_call("libc.mq_open(b'/xr-attack', 0o102, 0o600, None)"),
+    })
     assert sysv_ipc_objects() == before
     if os.path.isdir("/dev/mqueue"):
         assert set(os.listdir("/dev/mqueue")) == mqueues
@@ -233,19 +237,16 @@ def test_signal_driven_io_cannot_signal_the_launcher(pair: Oracle) -> None:
     target = launcher_pid(server)
     before = process_state(target)
     setup = "import fcntl, os, struct, signal\nr, w = os.pipe()\n"
-    for name, test in {
+    attempts = {
         "set_owner": "fcntl.fcntl(r, fcntl.F_SETOWN, os.getppid())",
         "set_signal": "fcntl.fcntl(r, 10, signal.SIGKILL)",
         "set_owner_ex": "fcntl.fcntl(r, 15, struct.pack('ii', 1, os.getppid()))",
         "async_flag": "fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC)",
         "ioctl_set_owner": "fcntl.ioctl(r, 0x8901, struct.pack('i', os.getppid()))",
         "ioctl_async": "fcntl.ioctl(r, 0x5452, struct.pack('i', 1))",
-        "upper_bits_in_the_command": "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-                                     "if libc.syscall(72, r, ctypes.c_long((1 << 32) | 8), os.getppid()) != 0:\n"
-                                     "    raise OSError(ctypes.get_errno(), 'fcntl')",
-    }.items():
-        result = server.run(attack(setup + test + "\nos.write(w, b'x' * 100)"))
-        assert result.outcome_strings() == ["ERROR:PermissionError", "pass"], (name, result)
+        "upper_bits_in_the_command": libc_call("libc.syscall(72, r, ctypes.c_long((1 << 32) | 8), os.getppid())"),
+    }
+    assert_denied(server, {name: setup + test + "\nos.write(w, b'x' * 100)" for name, test in attempts.items()})
     assert process_state(target) == before and not before[-1]
     assert launcher_pid(server) == target
     assert_benign_verdicts(server)
@@ -322,9 +323,7 @@ def test_nothing_outside_the_allow_list_can_be_named_or_watched(pair: Oracle, tm
             for call in ("os.stat", "os.lstat", "os.readlink"):
                 test = f"import os\n{call}({path!r})"
                 assert pair._pool.servers[0].run(attack(test)).outcome_strings() == ["ERROR:FileNotFoundError", "pass"], (call, path)
-        watch = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nif libc.inotify_init1(0) < 0:\n"
-                 "    raise OSError(ctypes.get_errno(), 'inotify')")
-        assert pair._pool.servers[0].run(attack(watch)).outcome_strings() == ["ERROR:PermissionError", "pass"]
+        assert_denied(pair._pool.servers[0], {"inotify": libc_call("libc.inotify_init1(0)")})
         allowed = ("import os, sys\nassert os.path.isdir('/usr/lib') and os.readlink('/lib') == 'usr/lib'\n"
                    "assert os.path.exists(sys.executable) and os.path.exists('/etc/localtime')")
         assert pair._pool.servers[0].run(attack(allowed)).outcome_strings() == ["pass", "pass"]
