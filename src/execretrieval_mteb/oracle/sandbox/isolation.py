@@ -368,13 +368,9 @@ def sandbox_own_limits():
 
 
 def sandbox_process_state(pid):
-    """What another process could change of a confined one besides its limits: priority, affinity, scheduling.
+    """What another process could change of a confined one besides its limits: priority, affinity,
+    scheduling policy (a real-time priority needs a real-time policy, which RLIMIT_RTPRIO 0 forbids).
 
     The server takes it of its launcher once confined and compares after every suite.
     """
-    return (
-        os.getpriority(os.PRIO_PROCESS, pid),
-        os.sched_getaffinity(pid),
-        os.sched_getscheduler(pid),
-        os.sched_getparam(pid).sched_priority,
-    )
+    return os.getpriority(os.PRIO_PROCESS, pid), os.sched_getaffinity(pid), os.sched_getscheduler(pid)

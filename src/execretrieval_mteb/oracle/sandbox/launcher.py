@@ -173,7 +173,7 @@ class _Launcher:
             kind = "launcher_altered" if os.WIFSTOPPED(status) else "launcher_died"
             raise _Anomaly(kind, f"the launcher was {'stopped' if os.WIFSTOPPED(status) else 'ended'} (wait status {status})")
         if state != self.snapshot:
-            changed = [name for name, a, b in zip(("priority", "affinity", "policy", "sched_priority"),
+            changed = [name for name, a, b in zip(("priority", "affinity", "scheduling policy"),
                                                    self.snapshot, state) if a != b]
             raise _Anomaly("launcher_altered", f"the launcher's {', '.join(changed)} changed during the suite")
 
