@@ -26,7 +26,6 @@ import gc
 import json
 import marshal
 import os
-import select
 import signal
 import sys
 import time
