@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -333,15 +333,28 @@ def test_nothing_outside_the_allow_list_can_be_named_or_watched(pair: Oracle, tm
 
 # -- the second oracle check: the server replaces an altered launcher ------------------------------
 
-def test_a_launcher_found_altered_is_replaced_and_the_suite_rerun(pair: Oracle) -> None:
-    """What the seccomp rules forbid a suite, the host does here (a root process may renice anyone):
-    the server must notice after the suite, not judge it on the altered launcher, and retire."""
+def _renice(pid: int, uid: int) -> None:
+    os.setpriority(os.PRIO_PROCESS, pid, 10)  # root may renice anyone
+
+
+def _lower_open_files(pid: int, uid: int) -> None:
+    """As the launcher's own uid (a root process without CAP_SYS_RESOURCE may not touch another uid's limits)."""
+    change = (f"import os, resource\nos.setgroups([])\nos.setresgid({uid}, {uid}, {uid})\nos.setresuid({uid}, {uid}, {uid})\n"
+              f"resource.prlimit({pid}, resource.RLIMIT_NOFILE, (10, 10))")
+    subprocess.run(["/usr/bin/python3", "-c", change], check=True, timeout=30)
+
+
+@pytest.mark.parametrize("alter", [_renice, _lower_open_files])
+def test_a_launcher_found_altered_is_replaced_and_the_suite_rerun(pair: Oracle, alter: Callable[[int, int], None]) -> None:
+    """What the seccomp rules forbid a suite, the test does from outside: the server must notice
+    after the suite, not judge it on the altered launcher, and retire; the suite runs again on a
+    fresh worker."""
     server = pair._pool.servers[0]
     target, replaced = launcher_pid(server), server.replaced
-    renice = threading.Timer(0.3, os.setpriority, (os.PRIO_PROCESS, target, 10))
-    renice.start()
+    timer = threading.Timer(0.3, alter, (target, server.uid))
+    timer.start()
     result = server.run(Suite(CODE, ("import time\ntime.sleep(0.6)", "assert f(1) == 2")))
-    renice.join()
+    timer.join()
     assert result.judged and result.outcome_strings() == ["pass", "pass"]  # rerun on a fresh worker
     assert server.replaced == replaced + 1 and launcher_pid(server) != target
     assert_benign_verdicts(server)
