@@ -260,6 +260,7 @@ def test_a_thread_bomb_on_one_worker_does_not_starve_the_other(pair: Oracle) -> 
             "except RuntimeError:\n    pass\ntime.sleep(1.5)\nassert n >= 2000")
     first, second = pair._pool.servers
     first.start(), second.start()
+    replaced = second.replaced
     results: dict[str, SuiteResult] = {}
     thread = threading.Thread(target=lambda: results.setdefault("bomb", first.run(attack(bomb))))
     thread.start()
@@ -268,6 +269,7 @@ def test_a_thread_bomb_on_one_worker_does_not_starve_the_other(pair: Oracle) -> 
     thread.join()
     assert results["bomb"].outcome_strings() == ["FAIL", "pass"]  # stopped at its own worker's limit
     assert [r.outcome_strings() for r in others] == [expected for _, expected in BENIGN * 4]
+    assert second.replaced == replaced  # no fork of the other worker failed, not even once
     assert_benign_verdicts(first)
 
 
