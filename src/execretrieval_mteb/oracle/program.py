@@ -1,9 +1,10 @@
 """The sandbox program (source text) and the interpreter that runs it.
 
-The fork server runs as root but its children drop to uid nobody, which must still be able to
-read the interpreter's standard library for lazy imports; a virtualenv under a 0700 home is not
-readable, so a world-readable system Python is picked instead. The child imports nothing from
-this package: it receives the concatenated sources of the modules in the ``sandbox`` folder.
+The fork server runs as root but its children drop to an unprivileged uid of their worker, which
+must still be able to read the interpreter's standard library for lazy imports; a virtualenv under
+a 0700 home is not readable, so a world-readable system Python is picked instead, preferably one
+that can load libseccomp (Debian's python3-seccomp). The child imports nothing from this package:
+it receives the concatenated sources of the modules in the ``sandbox`` folder.
 """
 
 from __future__ import annotations
