@@ -34,7 +34,7 @@ try:  # imported as part of the package (tests, type checkers); in the sandbox p
         landlock_abi, landlock_build_ruleset, landlock_device_access, landlock_read_only_access,
         landlock_read_write_access, landlock_restrict_self,
     )
-    from .seccomp import seccomp_install, seccomp_prepare
+    from .seccomp import seccomp_install, seccomp_prepare, seccomp_programs
     from .syscalls import SysCpuTimer, sys_check, sys_libc, sys_prctl, sys_prctl_args, sys_prctl_prepared
 except ImportError:
     pass
@@ -216,12 +216,23 @@ def sandbox_worker_uid(config):
     return config["uid_base"] + os.getpid()
 
 
-def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, disabled=()):
+def sandbox_seccomp_programs(disabled=()):
+    """The seccomp programs (``seccomp_programs``), or why there are none; before ``sandbox_isolate_server``."""
+    if set(disabled) & set(SANDBOX_SECCOMP_LAYERS):
+        return _DISABLED
+    try:
+        return seccomp_programs()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, seccomp, disabled=()):
     """What the launcher and each child will apply, prepared once in the server: (plan, active, {name: why missing}).
 
     The Landlock ruleset (read-only allow-list, read/write below ``scratch_root``) is built here and
-    enforced by the launcher, whose children inherit it; the seccomp programs are built here, the
-    launcher installs its own and each child adds its own, with its pid in it. Granting the whole
+    enforced by the launcher, whose children inherit it; the seccomp programs (``seccomp``, from
+    ``sandbox_seccomp_programs``, or why there are none) are readied here, the launcher installs its
+    own and each child adds its own, with its pid in it. Granting the whole
     scratch root is as tight as granting the suite's own directory, because each worker has its
     own scratch root and runs one suite at a time in a fresh tmpfs. Disabling any Landlock (or
     seccomp) layer skips all of them.
@@ -265,14 +276,13 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, disabled
         why = _DISABLED if disabled & set(SANDBOX_LANDLOCK_LAYERS) else "Landlock is not available in this kernel"
         for name in SANDBOX_LANDLOCK_LAYERS:
             missing[name] = why
-    if disabled & set(SANDBOX_SECCOMP_LAYERS):
-        missing.update({name: _DISABLED for name in SANDBOX_SECCOMP_LAYERS})
-    else:
-        try:
-            plan["seccomp"] = seccomp_prepare()
-            active += list(SANDBOX_SECCOMP_LAYERS) + ["no_new_privs"]
-        except OSError as exc:
-            missing.update({name: exc.strerror or str(exc) for name in SANDBOX_SECCOMP_LAYERS})
+    try:
+        if isinstance(seccomp, str):
+            raise OSError(0, seccomp)
+        plan["seccomp"] = seccomp_prepare(seccomp)
+        active += list(SANDBOX_SECCOMP_LAYERS) + ["no_new_privs"]
+    except OSError as exc:
+        missing.update({name: exc.strerror or str(exc) for name in SANDBOX_SECCOMP_LAYERS})
     if "no_new_privs" not in active:
         missing["no_new_privs"] = "set together with Landlock or seccomp, both of which are off"
     return plan, sorted(set(active)), missing

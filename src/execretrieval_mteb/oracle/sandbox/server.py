@@ -33,9 +33,11 @@ import time
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
     from .child import _Board, _on_timer
     from .isolation import (
-        SandboxScratch, sandbox_child_plan, sandbox_isolate_server, sandbox_prepare_server, sandbox_worker_uid,
+        SandboxScratch, sandbox_child_plan, sandbox_isolate_server, sandbox_prepare_server, sandbox_seccomp_programs,
+        sandbox_worker_uid,
     )
     from .launcher import _Anomaly, _Launcher
+    from .syscalls import sys_libc
 except ImportError:
     pass
 
@@ -155,11 +157,12 @@ def _start(config):
     scratch_root = config["scratch_root"]
     read_paths = list(config["read_paths"]) + [p for p in sys.path if p and os.path.exists(p)]
     read_paths.append(os.path.dirname(os.path.realpath(sys.executable)))
+    seccomp = sandbox_seccomp_programs(config["disabled"])  # before the PID namespace: see seccomp.py
     active, missing, proc_fd = sandbox_isolate_server(scratch_root, read_paths, config["disabled"])
     os.chdir("/")
     uid = sandbox_worker_uid(config) if config["drop_uid"] else os.getuid()
     plan, child_active, child_missing = sandbox_child_plan(
-        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, config["limits"], config["disabled"])
+        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, config["limits"], seccomp, config["disabled"])
     config = dict(config, drop_uid=plan["drop_uid"])
     active = sorted(set(active) | set(child_active))
     missing.update(child_missing)
@@ -179,6 +182,7 @@ def _start(config):
     sandbox_prepare_server(scratch.path, _on_timer)
     board = _Board(config["board_tests"], config["board_bytes"])
     gc.freeze()  # keep the server's objects out of the children's collections: fewer copy-on-write faults
+    sys_libc.malloc_trim(0)  # hand set-up's freed heap back: every fork copies the page table of what stays
     launcher = _Launcher(board, config, plan, scratch.path, proc_fd)  # before any suite is read: see launcher.py
     return config, hello, scratch, board, launcher
 
