@@ -66,10 +66,12 @@ def _classify(exc):
 
 
 def _arm(cpu_timer, wall_s):
-    """Start the test's CPU and wall timers (replacing what is left of the last test's)."""
-    cpu_timer.arm()
+    """Start the test's CPU and wall timers (replacing what is left of the last test's); returns
+    the CPU seconds the last armed test used."""
+    used = cpu_timer.arm()
     signal.setitimer(signal.ITIMER_REAL, max(wall_s, 0.001))
     _TimerState.armed = True
+    return used
 
 
 def _disarm():
@@ -97,6 +99,7 @@ class _Board:
     _RUNNING = struct.Struct("=iidd")  # current, position, started_at, cpu_at_begin
     _PLAN = struct.Struct("=dd")  # at 32: suite deadline, wall seconds per test
     _SIZES = struct.Struct("=ii")  # at 24: set-up error length, suite length
+    _NO_CPU = struct.pack("=d", 0.0)
 
     def __init__(self, capacity, payload_capacity):
         self.capacity, self.payload_capacity = capacity, payload_capacity
@@ -155,13 +158,16 @@ class _Board:
         struct.pack_into("=dd", self.mem, 8, now, cpu_now)
         struct.pack_into("=ii", self.mem, 0, index, position)
 
-    def finish(self, index, position, outcome, cpu_s):
+    def finish(self, index, position, outcome):
+        """Post a verdict; its CPU seconds follow (``cpu``) once the next test arms the timer."""
         offset = self._HEAD + self._ERROR + self._SLOT * index
         data = outcome.encode("ascii", "replace")[: self._SLOT - self._SLOT_TEXT - 1]
-        struct.pack_into("=d", self.mem, offset, cpu_s)
         start = offset + self._SLOT_TEXT
-        self.mem[start : start + len(data) + 1] = data + b"\0"
+        self.mem[offset : start + len(data) + 1] = self._NO_CPU + data + b"\0"
         struct.pack_into("=ii", self.mem, 0, -1, position + 1)
+
+    def cpu(self, index, cpu_s):
+        struct.pack_into("=d", self.mem, self._HEAD + self._ERROR + self._SLOT * index, cpu_s)
 
     def fail_setup(self, message):
         data = message.encode("utf-8", "replace")[: self._ERROR - 1]
@@ -172,7 +178,9 @@ class _Board:
 def _run_tests(board, cpu_timer):
     """Run the listed tests in fresh namespaces over the same code, posting each verdict as it lands.
 
-    The timer signals already lead to ``_on_timer``: the server installed it (``sandbox_prepare_server``).
+    A test's CPU time is what its CPU countdown used, learnt when the next test re-arms the timer
+    (or the timer stops after the last): no clock is read per test. The timer signals already lead
+    to ``_on_timer``: the server installed it (``sandbox_prepare_server``).
     """
     code_text, tests, run, position, suite_deadline, test_wall_s = board.suite()
     try:
@@ -180,19 +188,24 @@ def _run_tests(board, cpu_timer):
         code_error = None
     except BaseException as exc:  # noqa: BLE001 - SyntaxError, or ValueError for NUL bytes
         code, code_error = None, "ERROR:" + _type_name(type(exc).__name__)
+    cpu_at_begin = _cpu_time()  # of the next test: this process's CPU seconds so far, give or take the harness's
+    timed = None  # the last test the CPU timer was armed for
     for position in range(position, len(run)):
         i = run[position]
-        now, cpu_at_begin = _monotonic(), _cpu_time()
-        board.begin(i, position, now, cpu_at_begin)
+        now = _monotonic()
         remaining = suite_deadline - now
-        if remaining <= 0:
-            outcome = "TIMEOUT"
-        elif code is None:
-            outcome = code_error
+        if remaining <= 0 or code is None:
+            board.begin(i, position, now, cpu_at_begin)
+            outcome = "TIMEOUT" if remaining <= 0 else code_error
         else:
             namespace = {"__name__": "__main__", "pytest": pytest}  # noqa: F821 - the shim
             try:
-                _arm(cpu_timer, min(test_wall_s, remaining))
+                used = _arm(cpu_timer, min(test_wall_s, remaining))
+                if timed is not None:
+                    board.cpu(timed, used)
+                    cpu_at_begin += used
+                board.begin(i, position, now, cpu_at_begin)
+                timed = i
                 try:
                     exec(code, namespace)
                     exec(compile(tests[i], "<test>", "exec"), namespace)
@@ -202,7 +215,9 @@ def _run_tests(board, cpu_timer):
             except BaseException as exc:  # noqa: BLE001 - every escape is a verdict
                 _disarm()
                 outcome = _classify(exc)
-        board.finish(i, position, outcome, _cpu_time() - cpu_at_begin)
+        board.finish(i, position, outcome)
+    if timed is not None:
+        board.cpu(timed, cpu_timer.stop())
 
 
 def child_main(board, config, plan):

@@ -48,11 +48,12 @@ class SysCpuTimer:
     """A POSIX timer on the process CPU clock that sends ``signo`` after ``seconds`` of CPU time.
 
     Made ready (argument buffers, libc entry points) once in the fork server; each child creates
-    its own (timers are not inherited across fork) and re-arms it per test with one call. Not
-    ITIMER_PROF: that timer counts CPU time in scheduler ticks, each charged whole to whichever
-    process runs when it lands, so on a busy machine a test near its budget was charged time it
-    never used and timed out on some runs only. CLOCK_PROCESS_CPUTIME_ID counts the exact run
-    time; the tick only decides when an expiry is noticed (at most one tick late).
+    its own (timers are not inherited across fork) and re-arms it per test with one call, which
+    also tells how much of the previous countdown was used: the test's CPU time, with no clock
+    read of its own. Not ITIMER_PROF: that timer counts CPU time in scheduler ticks, each charged
+    whole to whichever process runs when it lands, so on a busy machine a test near its budget was
+    charged time it never used and timed out on some runs only. CLOCK_PROCESS_CPUTIME_ID counts
+    the exact run time; the tick only decides when an expiry is noticed (at most one tick late).
     """
 
     _CLOCK_PROCESS_CPUTIME_ID, _SIGEV_SIGNAL = 2, 0
@@ -61,17 +62,27 @@ class SysCpuTimer:
         import struct
 
         whole = int(seconds)
+        self.seconds = seconds
         self._id = ctypes.c_void_p()
         self._event = ctypes.create_string_buffer(struct.pack("=qii", 0, signo, self._SIGEV_SIGNAL), 64)
-        self._value = ctypes.create_string_buffer(struct.pack("=qqqq", 0, 0, whole, int((seconds - whole) * 1e9)), 32)
+        value = ctypes.create_string_buffer(struct.pack("=qqqq", 0, 0, whole, int((seconds - whole) * 1e9)), 32)
+        zero, self._old = ctypes.create_string_buffer(32), (ctypes.c_longlong * 4)()
         self._create, self._settime = sys_libc.timer_create, sys_libc.timer_settime
         self._create_args = (ctypes.c_int(self._CLOCK_PROCESS_CPUTIME_ID), self._event, ctypes.byref(self._id))
-        self._arm_args = (self._id, ctypes.c_int(0), self._value, None)
+        self._arm_args = (self._id, ctypes.c_int(0), value, self._old)
+        self._stop_args = (self._id, ctypes.c_int(0), zero, self._old)
 
     def create(self):
         """In the process to be timed; raises OSError."""
         sys_check(self._create(*self._create_args))
 
     def arm(self):
-        """Start (or restart) the countdown of ``seconds`` of this process's CPU time."""
+        """Start (or restart) the countdown of ``seconds`` of this process's CPU time; returns the CPU
+        seconds the previous countdown used (``seconds`` if it ran out, or if there was none)."""
         self._settime(*self._arm_args)
+        return self.seconds - self._old[2] - self._old[3] * 1e-9
+
+    def stop(self):
+        """Stop the countdown; returns the CPU seconds it used."""
+        self._settime(*self._stop_args)
+        return self.seconds - self._old[2] - self._old[3] * 1e-9
