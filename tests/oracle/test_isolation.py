@@ -162,11 +162,13 @@ def test_nothing_a_suite_leaves_in_its_scratch_directory_breaks_the_worker(pair:
         "import os\nfor i in range(20000):\n    open(f'f{i}', 'w').close()",  # more files than the tmpfs holds
         "import os\nos.mkdir('locked')\nopen('locked/x', 'w').close()\nos.chmod('locked', 0)\nos.chmod('.', 0)",
         "import os\nos.symlink('/etc', 'etc')\nos.mkfifo('fifo')",
+        "import os\nopen('gone', 'w').close()\nos.unlink('gone')\nos.setxattr('.', 'user.note', b'left for the next suite')",
     ]
     for test in leftovers:
         result = server.run(Suite(CODE, (test, "assert f(1) == 2")))
         assert result.judged and result.outcome_strings()[1] == "pass", result
-        assert server.run(Suite(CODE, ("import os\nassert os.listdir('.') == []",))).outcome_strings() == ["pass"]
+        clean = "import os\nassert os.listdir('.') == [] and os.listxattr('.') == [] and os.stat('.').st_mode & 0o777 == 0o700"
+        assert server.run(Suite(CODE, (clean,))).outcome_strings() == ["pass"]
     assert server.replaced == replaced
     assert_benign_verdicts(server)
     assert server._scratch_root is not None and os.listdir(server._scratch_root) == []

@@ -223,9 +223,8 @@ class ForkServer:
                            max(self._board[1], 2 ** math.ceil(math.log2(size))))
 
     def _send(self, request: bytes) -> bool:
+        """False when the server is gone (writing to it fails: no need to ask the kernel first)."""
         assert self._proc is not None and self._proc.stdin is not None
-        if self._proc.poll() is not None:
-            return False
         try:
             self._proc.stdin.write(request)
             self._proc.stdin.flush()

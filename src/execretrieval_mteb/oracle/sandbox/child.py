@@ -83,48 +83,45 @@ def _disarm():
 class _Board:
     """Shared memory (an anonymous MAP_SHARED mapping made before the launcher's fork) between a worker's processes.
 
-    The server writes the suite (code and tests, marshalled) and, before each child, which tests
-    to run with which wall budgets; the child reads them and reports progress. The launcher never
-    reads the suite, so no child can find an earlier suite in memory it inherited; the board holds
-    only the current suite (the server zeroes what is left of a longer earlier one).
+    Before each child the server writes what it is to run, marshalled in one piece: the suite
+    (code and tests), which tests, from which position, with which wall budgets; the child reads
+    it and reports progress. The launcher never reads the suite, so no child can find an earlier
+    suite in memory it inherited; the board holds only the current suite (the server zeroes what
+    is left of a longer earlier one).
 
     Layout: a 64-byte head (running test, finished run entries, running test's start time and the
-    child's CPU time then, set-up error length, suite length, suite deadline, wall budget per test,
-    number of run entries), a set-up error text, one slot per test (CPU seconds used, then the
-    NUL-padded outcome), the run list (int32 test indices), the suite. The server reads it only
-    when the child exits or a deadline passes, so a suite costs it one wake-up.
+    child's CPU time then, set-up error length, length of what the child is to run), a set-up
+    error text, one slot per test (CPU seconds used, then the NUL-padded outcome), what the child
+    is to run. The server reads it only when the child exits or a deadline passes, so a suite
+    costs it one wake-up.
     """
 
     _HEAD, _ERROR, _SLOT, _SLOT_TEXT = 64, 1024, 256, 8
     _RUNNING = struct.Struct("=iidd")  # current, position, started_at, cpu_at_begin
-    _PLAN = struct.Struct("=dd")  # at 32: suite deadline, wall seconds per test
-    _SIZES = struct.Struct("=ii")  # at 24: set-up error length, suite length
     _NO_CPU = struct.pack("=d", 0.0)
 
     def __init__(self, capacity, payload_capacity):
         self.capacity, self.payload_capacity = capacity, payload_capacity
-        self._runs = self._HEAD + self._ERROR + self._SLOT * capacity
-        self._payload = self._runs + 4 * capacity
+        self._payload = self._HEAD + self._ERROR + self._SLOT * capacity
         self.mem = mmap.mmap(-1, self._payload + payload_capacity)
         self._payload_len = 0
+        self._suite = None
 
     # server side
-    def load(self, payload):
-        """Put the suite on the board, zeroing the rest of a longer earlier one."""
+    def load(self, code_text, tests):
+        """The suite the next children run (written with each ``plan``)."""
+        self._suite = (code_text, tests)
+
+    def plan(self, run, position, suite_deadline, test_wall_s):
+        """Before a child: run tests ``run[position:]`` with these budgets; nothing running, no set-up error."""
+        payload = marshal.dumps(self._suite + (tuple(run), position, suite_deadline, test_wall_s))
         start = self._payload
         self.mem[start : start + len(payload)] = payload
         if self._payload_len > len(payload):
             self.mem[start + len(payload) : start + self._payload_len] = bytes(self._payload_len - len(payload))
         self._payload_len = len(payload)
-        struct.pack_into("=i", self.mem, 28, len(payload))
-
-    def plan(self, run, position, suite_deadline, test_wall_s):
-        """Before a child: run tests ``run[position:]`` with these budgets; nothing running, no set-up error."""
-        struct.pack_into(f"={len(run)}i", self.mem, self._runs, *run)
         self._RUNNING.pack_into(self.mem, 0, -1, position, 0.0, 0.0)
-        struct.pack_into("=i", self.mem, 24, 0)
-        self._PLAN.pack_into(self.mem, 32, suite_deadline, test_wall_s)
-        struct.pack_into("=i", self.mem, 48, len(run))
+        struct.pack_into("=ii", self.mem, 24, 0, len(payload))
 
     def state(self):
         """(running test index or None, its start time, the child's CPU seconds then, finished run entries)."""
@@ -146,13 +143,9 @@ class _Board:
 
     # child side
     def suite(self):
-        """(code text, tests, run list, position, suite deadline, wall seconds per test)."""
+        """(code text, tests, run list, position, suite deadline, wall seconds per test), in one read."""
         length = struct.unpack_from("=i", self.mem, 28)[0]
-        code_text, tests = marshal.loads(self.mem[self._payload : self._payload + length])
-        runs = struct.unpack_from("=i", self.mem, 48)[0]
-        run = struct.unpack_from(f"={runs}i", self.mem, self._runs)
-        suite_deadline, test_wall_s = self._PLAN.unpack_from(self.mem, 32)
-        return code_text, tests, run, self._RUNNING.unpack_from(self.mem, 0)[1], suite_deadline, test_wall_s
+        return marshal.loads(self.mem[self._payload : self._payload + length])
 
     def begin(self, index, position, now, cpu_now):
         struct.pack_into("=dd", self.mem, 8, now, cpu_now)

@@ -20,7 +20,8 @@ Stages:
 5. ``sandbox_confine_child`` runs in each forked child before any untrusted code: own process
    group, CPU rlimit, then its own seccomp program (last, since it forbids ``setpgid``).
 
-``SandboxScratch`` gives each suite a fresh tmpfs when the last one left anything behind.
+``SandboxScratch`` gives each suite a fresh tmpfs when the last one left anything behind (or
+changed the directory at all).
 """
 
 import ctypes
@@ -172,6 +173,7 @@ class SandboxScratch:
         self.options = (f"size={int(limits['scratch_mb'])}m,nr_inodes={int(limits['scratch_files'])},"
                         f"mode=0700,uid={owner[0]},gid={owner[1]}")
         self.mounted = False
+        self._as_mounted = None
 
     def fresh(self):
         """Make sure the directory is empty, owned by the sandbox uid, mode 0700; raises OSError if it cannot."""
@@ -185,8 +187,18 @@ class SandboxScratch:
         os.makedirs(self.path, 0o700, exist_ok=True)
         _mount("tmpfs", self.path, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, self.options)
         self.mounted = True
+        self._as_mounted = self._state()
+
+    def _state(self):
+        """The root's owner, mode, links, size (on tmpfs, 20 bytes per entry) and change times: a file
+        made and removed, an attribute or extended attribute set, all change one of them."""
+        st = os.lstat(self.path)
+        return st.st_uid, st.st_gid, st.st_mode, st.st_nlink, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
     def _untouched(self):
+        """One ``lstat`` on a fresh tmpfs; a plain directory is listed too (its size says nothing)."""
+        if self._as_mounted is not None:
+            return self._state() == self._as_mounted
         st = os.lstat(self.path)
         if (st.st_uid, st.st_gid, st.st_mode & 0o7777) != (self.owner[0], self.owner[1], 0o700):
             return False

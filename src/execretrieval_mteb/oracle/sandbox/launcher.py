@@ -103,6 +103,7 @@ class _Launcher:
         for fd in (requests_r, answers_w):
             os.close(fd)
         self.pid, self.requests, self.answers = pid, requests_w, answers_r
+        os.set_blocking(answers_r, False)  # read first, poll only when nothing is there yet
         self._poller = select.poll()
         self._poller.register(answers_r, select.POLLIN)
         self._read(time.monotonic() + _HELLO_BUDGET_S, (_HELLO,))
@@ -113,9 +114,12 @@ class _Launcher:
         (or says the launcher's limits changed)."""
         data = b""
         while len(data) < _ANSWER.size:
-            if not self.wait(deadline):
-                raise _Anomaly("launcher_unresponsive", "the launcher did not answer in time")
-            chunk = os.read(self.answers, _ANSWER.size - len(data))
+            try:
+                chunk = os.read(self.answers, _ANSWER.size - len(data))
+            except BlockingIOError:
+                if not self.wait(deadline):
+                    raise _Anomaly("launcher_unresponsive", "the launcher did not answer in time") from None
+                continue
             if not chunk:
                 raise _Anomaly("launcher_died", self.board.setup_error() or "the launcher process died")
             data += chunk

@@ -24,7 +24,6 @@ times out again is TIMEOUT.
 
 import gc
 import json
-import marshal
 import os
 import signal
 import sys
@@ -134,7 +133,7 @@ def _run_suite(launcher, board, request, limits, config):
     """(outcome strings, CPU seconds per test); a wall-clock TIMEOUT under the CPU budget is confirmed once."""
     tests = request["tests"]
     n = len(tests)
-    board.load(marshal.dumps((request["code"], tests)))
+    board.load(request["code"], tests)
     results = _run_pass(launcher, board, list(range(n)), limits["test_wall_s"], limits["suite_wall_s"])
     unreached = ("TIMEOUT", 0.0)  # a test the suite deadline left unstarted
     unsure = [i for i in range(n) if results.get(i, unreached)[0] == "TIMEOUT"
