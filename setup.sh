@@ -4,12 +4,16 @@
 # multi-GB CUDA build. Idempotent: rerunning only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
-# The oracle's sandboxed code runs as uid nobody, which needs a world-readable Python (the system one).
+# The oracle's sandboxed code runs as an unprivileged uid, which needs a world-readable Python (the system one);
+# its seccomp rules are written by libseccomp, through Debian's python3-seccomp for that interpreter.
 if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/python3 ] && command -v apt-get >/dev/null; then apt-get install -y -q python3; fi
 # Headless Chromium renders the static leaderboard page in the tests (Debian's package; skipped when not root).
 if [ "$(id -u)" = 0 ] && ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
     || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+fi
+if [ "$(id -u)" = 0 ] && ! dpkg -s python3-seccomp >/dev/null 2>&1 && command -v apt-get >/dev/null; then
+  apt-get install -y -q python3-seccomp || { apt-get update -q && apt-get install -y -q python3-seccomp; }
 fi
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv

@@ -1,7 +1,7 @@
 """Throughput of the sandboxed oracle against the study's runner, on the same generated suites.
 
 (a) the study's runner: one ``python -I`` subprocess per suite, fresh namespace per test, 5 s
-timeout (``reference_runner.run_suite_reference``), run on ``--workers`` threads;
+timeout (``reference_runner.run_suite_reference``, next to this script), run on ``--workers`` threads;
 (b) the oracle in strict mode (every protection on, self-check passed), ``--workers`` fork servers.
 
 The suites are generated deterministically: passing, failing (wrong output, missing exception),
@@ -34,11 +34,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from execretrieval_mteb.oracle.api import Oracle
 from execretrieval_mteb.oracle.outcomes import Suite
-from execretrieval_mteb.oracle.program import BOOTSTRAP, find_interpreter
-from execretrieval_mteb.oracle.reference_runner import run_suite_reference
-from execretrieval_mteb.oracle.test_shim import SHIM_SOURCE
+from execretrieval_mteb.oracle.program import BOOTSTRAP, find_interpreter, sandbox_source
+from reference_runner import run_suite_reference
 
-_FORK_LOOP = SHIM_SOURCE + r'''
+_FORK_LOOP = sandbox_source("pytest_shim.py") + r'''
 import json, os, sys, time
 suites = json.load(open(sys.argv[-1]))
 sys.stdin.read(1)  # every loop starts together

@@ -5,7 +5,7 @@ from __future__ import annotations
 from execretrieval_mteb.oracle.api import Oracle, run_suites
 from execretrieval_mteb.oracle.outcomes import OutcomeKind, Suite, TestOutcome
 from execretrieval_mteb.oracle.protections import Protection
-from execretrieval_mteb.oracle.reference_runner import run_suite_reference
+from reference_runner import run_suite_reference  # benchmarks/ (on pytest's pythonpath)
 
 CODE = '''
 import math

@@ -33,11 +33,14 @@ def _status(pid: int) -> dict[str, str]:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the uid switch needs root")
 def test_the_launcher_is_confined_before_it_forks_any_child(oracle: Oracle) -> None:
-    for pid in _launchers(oracle):
+    for server, pid in zip(oracle._pool.servers, _launchers(oracle)):
         status = _status(pid)
-        assert status["Uid"].split() == ["65534"] * 4
+        assert status["Uid"].split() == [str(server.uid)] * 4 and status["Gid"].split() == [str(server.uid)] * 4
         assert status["NoNewPrivs"] == "1"
-        assert status["Seccomp"] == "2"  # the base filter; each child adds its own
+        assert status["Seccomp"] == "2"  # the launcher's program; each child adds its own
+        assert status["NSpid"].split()[-1] == "1"  # process 1 of the worker's own PID namespace
+        namespaces = {name: os.readlink(f"/proc/{pid}/ns/{name}") for name in ("pid", "ipc", "net", "mnt")}
+        assert all(os.readlink(f"/proc/self/ns/{name}") != ns for name, ns in namespaces.items())
 
 
 def test_a_pool_with_one_worker_per_cpu_is_pinned_and_a_smaller_one_is_not() -> None:
@@ -52,3 +55,14 @@ def test_a_pool_with_one_worker_per_cpu_is_pinned_and_a_smaller_one_is_not() -> 
         assert oracle.run_one(SUITE).outcome_strings() == ["pass"]
         server = oracle._pool.servers[0]._proc
         assert server is not None and os.sched_getaffinity(server.pid) == set(cpus)
+
+
+def test_a_suite_bigger_than_the_shared_board_gets_a_worker_with_a_bigger_one() -> None:
+    big_code = "def f(x):\n    return x * 2\n" + "# " + "é" * 700_000 + "\n"  # 1.4 MB of UTF-8: over the 1 MiB board
+    tests = tuple(f"assert f({i}) == {2 * i}" for i in range(300))  # over the 256 test slots
+    with Oracle(workers=1) as oracle:
+        result = oracle.run_one(Suite(big_code, tests + ("assert f(1) == 3",)))
+        assert result.outcome_strings() == ["pass"] * 300 + ["FAIL"]
+        assert oracle._pool.servers[0].replaced == 1  # once, to grow the board; then it stays
+        assert oracle.run_one(SUITE).outcome_strings() == ["pass"]
+        assert oracle._pool.servers[0].replaced == 1

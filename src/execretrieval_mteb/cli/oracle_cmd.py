@@ -2,7 +2,9 @@
 
 - ``oracle run INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--oracle-cache PATH | --no-oracle-cache] [--strict]``
   input lines ``{"id", "code", "tests"}``; output lines, in input order,
-  ``{"id", "outcomes", "passed", "protections"}`` (plus ``infra_error`` when the harness failed).
+  ``{"id", "outcomes", "passed", "protections"}`` (plus ``near_limit`` when some test came near its
+  CPU limit, and ``infra_error``/``infra_kind`` for a suite the harness could not judge: the others
+  are still judged and written, and the command exits 1).
 - ``oracle selfcheck [--strict]`` prints the active protections and every canary's verdict.
 - ``oracle cache-export -o OUT.jsonl`` / ``oracle cache-import IN.jsonl`` move verdicts in the
   original ``execution_cache.jsonl`` schema; rows without ``oracle_salt`` are filed under the
@@ -140,15 +142,27 @@ def _run(args: argparse.Namespace) -> int:
             "id": suite_id, "outcomes": result.outcome_strings(), "passed": result.passed,
             "protections": [p.value for p in result.protections],
         }
-        if result.infra_error is not None:
+        if result.near_limit:
+            row["near_limit"] = sorted(result.near_limit)
+        if result.infra_kind is not None:
             row["infra_error"] = result.infra_error
+            row["infra_kind"] = result.infra_kind.value
         out.append(row)
     write_text_atomic(args.output, dumps_jsonl(out))
+    not_judged = [row for row in out if "infra_kind" in row]
     if not args.quiet:
         print(f"{len(rows)} suites: {stats['cached']} from cache, {stats['executed']} executed, "
-              f"{stats['duplicates']} duplicates, {stats['infra_errors']} infrastructure errors -> {args.output}",
-              file=sys.stderr)
-    return 1 if stats["infra_errors"] else 0
+              f"{stats['duplicates']} duplicates, {stats['infra_errors']} infrastructure errors -> {args.output}"
+              f"{_replaced(stats['workers_replaced'])}", file=sys.stderr)
+    for row in not_judged[:10]:
+        print(f"  not judged: {row['id']!r} [{row['infra_kind']}] {row['infra_error']}", file=sys.stderr)
+    if len(not_judged) > 10:
+        print(f"  ... and {len(not_judged) - 10} more (see infra_error in {args.output})", file=sys.stderr)
+    return 1 if not_judged else 0
+
+
+def _replaced(count: int) -> str:
+    return f" ({count} worker(s) replaced after an anomaly; their suites were retried)" if count else ""
 
 
 def _selfcheck(args: argparse.Namespace) -> int:

@@ -131,12 +131,17 @@ class _Ledger:
 
 
 class _Runner:
-    """Runs suites through the oracle, de-duplicated, one batched call each time."""
+    """Runs suites through the oracle, de-duplicated, one batched call each time.
 
-    def __init__(self, options: BuildOptions) -> None:
-        self.options = options
+    A suite the oracle could not judge (its harness failed twice) does not stop the build: it is
+    rejected or excluded like any unusable result, counted, and named in the log.
+    """
+
+    def __init__(self, options: BuildOptions, log: Callable[[str], None]) -> None:
+        self.options, self.log = options, log
         self.executed = 0
         self.calls = 0
+        self.not_judged = 0
 
     def __call__(self, suites: Sequence[Suite], use_cache: bool = True) -> list[SuiteResult]:
         unique = list(dict.fromkeys(suites))
@@ -150,6 +155,10 @@ class _Runner:
             raise RuntimeError(f"oracle returned {len(results)} results for {len(unique)} suites")
         self.executed += len(unique)
         self.calls += 1
+        failed = [r for r in results if r.infra_error is not None]
+        if failed:
+            self.not_judged += len(failed)
+            self.log(f"{len(failed)} suite(s) could not be judged by the oracle (first: {failed[0].infra_error})")
         by_suite = dict(zip(unique, results))
         return [by_suite[s] for s in suites]
 
@@ -192,7 +201,7 @@ class _Build:
 
     def __init__(self, options: BuildOptions, log: Callable[[str], None]) -> None:
         self.options, self.log, self.seed = options, log, options.seed
-        self.execute = _Runner(options)
+        self.execute = _Runner(options, log)
         self.ledger = _Ledger()
         self.enumerations: dict[str, Enumeration] = {}
         self.canonical_results: dict[str, SuiteResult] = {}
@@ -250,6 +259,7 @@ class _Build:
                 "runs": {k: self.runs[k] for k in sorted(self.runs)},
                 "oracle_calls": self.execute.calls,
                 "execution_cache_rows": len(cache_rows),
+                "oracle_not_judged": self.execute.not_judged,
             },
             equivalents={
                 path: [v.mutant for v in verdicts if v.rejection is Rejection.EQUIVALENT]

@@ -10,7 +10,7 @@
 4. mutant execution:    no single-edit candidate survives the tests while disagreeing with the
                         canonical on a generated input (a *live* mutant: the tests miss a bug);
                         every chosen mutant fails at least one value test with a wrong output,
-                        no test times out, and it disagrees with the canonical on a generated
+                        no test times out or comes near its CPU limit, and it disagrees with the canonical on a generated
                         input; the four do not all fail the identical set of tests.
 5. corpus integrity:    ids unique and resolving, every canonical referenced, code texts and
                         target names unique across the corpus.
@@ -204,6 +204,8 @@ def check_mutants(
             reasons.append(f"mutant {index} agrees with the canonical on every generated input")
         elif rejection is Rejection.TIMEOUT:
             reasons.append(f"mutant {index} times out (a machine-dependent verdict)")
+        elif rejection is Rejection.NEAR_LIMIT:
+            reasons.append(f"mutant {index} runs near its CPU limit (a machine-dependent verdict)")
         elif rejection is Rejection.INFRA_ERROR:
             reasons.append(f"mutant {index} could not be run ({result.infra_error})")
     if len(results) > 1 and len({r.failed_tests for r in results}) == 1 and not reasons:

@@ -4,8 +4,8 @@ A candidate is *usable* only if its verdict is a real, reproducible bug on typic
 
 - it fails at least one value test (not a ``pytest.raises`` block) with a wrong answer (``FAIL``),
   so it is wrong on a valid input, not only on an invalid one or by crashing;
-- no test timed out (a timeout depends on machine speed, so its outcome list would not be
-  reproducible);
+- no test timed out or came near its CPU limit (``SuiteResult.near_limit``: three quarters of the
+  budget; either depends on machine speed, so its outcome list would not be reproducible);
 - it disagrees with the canonical on at least one input of the task's validation-only generator
   (``validation_check``), so it is wrong on a *typical* valid input, not only on a tested corner.
 
@@ -55,6 +55,7 @@ class Rejection(enum.Enum):
     CRASH_ONLY = "crash_only"  # fails only by raising: no wrong output
     AGREES_ON_INPUTS = "agrees_on_inputs"  # fails a value test but agrees with the canonical on every generated input
     TIMEOUT = "timeout"  # some test (or generated input) timed out: verdict depends on machine speed
+    NEAR_LIMIT = "near_limit"  # some test used a good share of its CPU budget: so could its verdict
     INFRA_ERROR = "infra_error"  # the oracle could not run it
 
 
@@ -97,6 +98,8 @@ def judge(
         return Rejection.INFRA_ERROR
     if any(o.kind is OutcomeKind.TIMEOUT for o in result.outcomes) or (agreement and agreement.timeouts):
         return Rejection.TIMEOUT
+    if result.near_limit:
+        return Rejection.NEAR_LIMIT
     if result.passed:
         if agreement is None:
             return Rejection.SURVIVOR

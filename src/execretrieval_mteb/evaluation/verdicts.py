@@ -35,7 +35,7 @@ class VerdictSource(enum.Enum):
     STATIC_UNBOUND = "static_unbound"
     LOCAL_CACHE = "local_cache"
     ORACLE = "oracle"
-    NOT_JUDGED = "not_judged"
+    NOT_JUDGED = "not_judged"  # the oracle's harness failed on it (``PairVerdict.infra_error``)
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class PairVerdict:
 
     outcomes: tuple[TestOutcome, ...]
     source: VerdictSource
+    infra_error: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -123,7 +124,7 @@ def check_pairs(
             results = oracle.run([suites[k] for k in keys], progress=progress)
         for key, result in zip(keys, results, strict=True):
             if result.infra_error is not None:
-                verdict = PairVerdict((), VerdictSource.NOT_JUDGED)
+                verdict = PairVerdict((), VerdictSource.NOT_JUDGED, result.infra_error)
             else:
                 source = VerdictSource.LOCAL_CACHE if key in hits else VerdictSource.ORACLE
                 verdict = PairVerdict(result.outcomes, source)

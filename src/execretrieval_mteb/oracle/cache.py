@@ -1,6 +1,7 @@
 """Persistent verdict cache: sqlite in WAL mode, keyed by (code sha256, tests sha256, salt).
 
-A verdict is stored per protection set too, so a run with weaker protections (or an import)
+A verdict is stored per protection set too (with the tests that ran near their CPU limit,
+``SuiteResult.near_limit``), so a run with weaker protections (or an import)
 never overwrites one made with stronger ones; a lookup takes only rows made with at least the
 protections active now.
 
@@ -8,7 +9,8 @@ WAL gives many readers plus concurrent writers from several processes (each writ
 busy timeout), and a ``kill -9`` loses at most the uncommitted batch: every committed row is a
 complete verdict, so a rerun resumes where the last commit left off. Infrastructure errors are
 never stored. Export/import speak the original study's ``execution_cache.jsonl`` schema
-(``code_sha256``, ``tests_sha256``, ``test_results``), plus ``protections`` and ``oracle_salt``.
+(``code_sha256``, ``tests_sha256``, ``test_results``), plus ``protections``, ``oracle_salt`` and
+``near_limit``.
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ CREATE TABLE IF NOT EXISTS verdicts (
     outcomes     TEXT NOT NULL,
     protections  TEXT NOT NULL,
     created      REAL NOT NULL,
+    near_limit   TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (code_sha256, tests_sha256, salt, protections)
 ) WITHOUT ROWID
 """
+_ADD_NEAR_LIMIT = "ALTER TABLE verdicts ADD COLUMN near_limit TEXT NOT NULL DEFAULT '[]'"  # files made before it
 _COMMIT_EVERY = 256
 _COMMIT_INTERVAL_S = 1.0
 _LOOKUP_CHUNK = 400
@@ -60,7 +64,7 @@ class ExecutionCache:
         except sqlite3.DatabaseError as exc:
             raise CacheError(f"{self.path}: not a usable oracle cache ({exc}); delete it or pass another --oracle-cache path") from None
         self._lock = threading.Lock()
-        self._pending: list[tuple[str, str, str, str, str, float]] = []
+        self._pending: list[tuple[str, str, str, str, str, float, str]] = []
         self._last_commit = time.monotonic()
 
     def _set_up(self) -> None:
@@ -73,6 +77,9 @@ class ExecutionCache:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.execute(_SCHEMA)
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(verdicts)")}
+                if "near_limit" not in columns:
+                    self._db.execute(_ADD_NEAR_LIMIT)
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
@@ -107,13 +114,13 @@ class ExecutionCache:
                 codes = sorted({c for c, _ in chunk})
                 marks = ",".join("?" * len(codes))
                 rows = self._db.execute(
-                    f"SELECT code_sha256, tests_sha256, outcomes, protections FROM verdicts "
+                    f"SELECT code_sha256, tests_sha256, outcomes, protections, near_limit FROM verdicts "
                     f"WHERE salt = ? AND code_sha256 IN ({marks})", [salt, *codes],
                 ).fetchall()
                 chunk_keys = set(chunk)
-                for code_sha, tests_sha, outcomes, protections in rows:
+                for code_sha, tests_sha, outcomes, protections, near in rows:
                     if (code_sha, tests_sha) in chunk_keys and (code_sha, tests_sha) not in found:
-                        result = _row_result(outcomes, protections)
+                        result = _row_result(outcomes, protections, near)
                         if needed <= set(result.protections):
                             found[(code_sha, tests_sha)] = result
         return found
@@ -124,7 +131,7 @@ class ExecutionCache:
         if result.infra_error is not None:
             return
         row = (key[0], key[1], salt, json.dumps(result.outcome_strings()),
-               json.dumps([p.value for p in result.protections]), time.time())
+               json.dumps([p.value for p in result.protections]), time.time(), json.dumps(sorted(result.near_limit)))
         with self._lock:
             self._pending.append(row)
             due = len(self._pending) >= _COMMIT_EVERY or time.monotonic() - self._last_commit >= _COMMIT_INTERVAL_S
@@ -140,7 +147,9 @@ class ExecutionCache:
                 return
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?)", rows)
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO verdicts (code_sha256, tests_sha256, salt, outcomes, protections, created, "
+                    "near_limit) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -150,7 +159,7 @@ class ExecutionCache:
     def export_jsonl(self, path: str | os.PathLike[str], salt: str | None = None) -> int:
         """Write every row (or those of ``salt``) as execution_cache.jsonl lines, atomically; returns the count."""
         self.flush()
-        query = "SELECT code_sha256, tests_sha256, salt, outcomes, protections FROM verdicts"
+        query = "SELECT code_sha256, tests_sha256, salt, outcomes, protections, near_limit FROM verdicts"
         params: list[str] = []
         if salt is not None:
             query += " WHERE salt = ?"
@@ -163,10 +172,10 @@ class ExecutionCache:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 with self._lock:
                     rows = self._db.execute(query, params).fetchall()
-                for code_sha, tests_sha, row_salt, outcomes, protections in rows:
+                for code_sha, tests_sha, row_salt, outcomes, protections, near in rows:
                     fh.write(json.dumps({
                         "code_sha256": code_sha, "tests_sha256": tests_sha, "test_results": json.loads(outcomes),
-                        "protections": json.loads(protections), "oracle_salt": row_salt,
+                        "protections": json.loads(protections), "oracle_salt": row_salt, "near_limit": json.loads(near),
                     }, ensure_ascii=False) + "\n")
                     count += 1
             os.replace(tmp, target)
@@ -195,6 +204,7 @@ class ExecutionCache:
                 code_sha, tests_sha, results = obj["code_sha256"], obj["tests_sha256"], obj["test_results"]
                 outcomes = [TestOutcome.parse(r).to_str() for r in results]
                 protections = [p.value for p in Protection.parse_many(obj.get("protections", []))]
+                near = sorted(int(i) for i in obj.get("near_limit", []))
             except json.JSONDecodeError as exc:
                 raise CacheError(f"{where}: not valid JSON ({exc.msg})") from None
             except KeyError as exc:
@@ -202,15 +212,16 @@ class ExecutionCache:
             except (TypeError, ValueError) as exc:
                 raise CacheError(f"{where}: {exc}") from None
             rows.append((code_sha, tests_sha, obj.get("oracle_salt", salt), json.dumps(outcomes),
-                         json.dumps(protections), time.time()))
+                         json.dumps(protections), time.time(), json.dumps(near)))
         with self._lock:
             self._pending.extend(rows)
         self.flush()
         return len(rows)
 
 
-def _row_result(outcomes: str, protections: str) -> SuiteResult:
+def _row_result(outcomes: str, protections: str, near: str) -> SuiteResult:
     return SuiteResult(
         outcomes=tuple(TestOutcome.parse(o) for o in json.loads(outcomes)),
         protections=Protection.parse_many(json.loads(protections)),
+        near_limit=frozenset(json.loads(near)),
     )

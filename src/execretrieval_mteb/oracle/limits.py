@@ -9,10 +9,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-ORACLE_VERSION = "1"
-"""Bump when a change to the sandbox program can change a verdict: it invalidates the cache."""
+ORACLE_VERSION = "2"
+"""Bump when a change to the sandbox program can change a verdict: it invalidates the cache.
+2: wall-clock TIMEOUTs confirmed, a uid per worker, libseccomp rules (more calls denied)."""
+
+TIMEOUT_CONFIRM_FACTOR = 2.0
+"""A test stopped by a wall-clock budget before using its CPU budget is run again with this many
+times the wall budgets (per test and per suite); only if it times out again is it TIMEOUT."""
+
+NEAR_LIMIT_FRACTION = 0.75
+"""A test that used at least this share of its CPU budget is reported near the limit
+(``SuiteResult.near_limit``): a slower or busier machine could change its verdict. On the
+build's 0.1 s budget the tests of the 1,009 tasks' candidates use at most 18 ms, 29-40 ms (long
+mutant loops), one 52 ms, or time out (CPU time counted to within a scheduler tick, 4 ms, and
+varying by up to a third between runs): three quarters sits in the widest gap, a third above the
+highest test that finishes and a third below the budget, so that no accepted test times out on
+another run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,11 +43,13 @@ class Limits:
     file_size_mb: int = 16
     """RLIMIT_FSIZE: the largest file the code may write."""
     scratch_mb: int = 64
-    """Size of the tmpfs that holds every suite's scratch directory of one worker."""
+    """Size of the tmpfs that is each suite's scratch directory."""
+    scratch_files: int = 16384
+    """Files and directories that tmpfs may hold (their kernel memory is not counted in ``scratch_mb``)."""
     open_files: int = 64
     """RLIMIT_NOFILE."""
     processes: int = 512
-    """RLIMIT_NPROC for the sandbox uid (threads count; shared by all workers' children)."""
+    """RLIMIT_NPROC for the sandbox uid (threads count; each worker has a uid of its own)."""
 
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
@@ -45,10 +62,17 @@ class Limits:
         return asdict(self)
 
 
+def near_limit(cpu_s: Sequence[float], limits: Limits) -> frozenset[int]:
+    """Indices of the tests whose CPU seconds reach ``NEAR_LIMIT_FRACTION`` of the budget."""
+    threshold = NEAR_LIMIT_FRACTION * limits.test_cpu_s
+    return frozenset(i for i, used in enumerate(cpu_s) if used >= threshold)
+
+
 def cache_salt(limits: Limits, interpreter_version: str) -> str:
     """Short hash of everything besides (code, tests) that can change a verdict."""
     blob = json.dumps(
-        {"oracle_version": ORACLE_VERSION, "limits": limits.to_json(), "python": interpreter_version},
+        {"oracle_version": ORACLE_VERSION, "limits": limits.to_json(), "python": interpreter_version,
+         "timeout_confirm_factor": TIMEOUT_CONFIRM_FACTOR, "near_limit_fraction": NEAR_LIMIT_FRACTION},
         sort_keys=True, separators=(",", ":"),
     )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]

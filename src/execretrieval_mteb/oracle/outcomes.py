@@ -121,17 +121,69 @@ class Suite:
         return tests_sha256(self.tests)
 
 
+class InfraErrorKind(enum.Enum):
+    """Why the harness could not judge a suite: never a verdict about the code, never cached.
+
+    Each such suite is retried once on a fresh worker before the error is reported.
+    """
+
+    SANDBOX_START = "sandbox_start"
+    """The sandbox program could not start (no usable interpreter, a layer failed to set up)."""
+    WORKER_DIED = "worker_died"
+    """The fork server died or stopped answering during the suite."""
+    MALFORMED_REPLY = "malformed_reply"
+    """The fork server's reply could not be read."""
+    LAUNCHER_ALTERED = "launcher_altered"
+    """The launcher's limits, priority, affinity or scheduling changed during the suite, or it was stopped."""
+    LAUNCHER_DIED = "launcher_died"
+    """The launcher (which forks each suite's process) ended."""
+    LAUNCHER_UNRESPONSIVE = "launcher_unresponsive"
+    """The launcher did not answer in time."""
+    CHILD_SETUP = "child_setup"
+    """A suite's process could not confine itself, or ended before its first test."""
+    FORK_FAILED = "fork_failed"
+    """The launcher could not fork a suite's process."""
+    HARNESS = "harness"
+    """Any other failure inside the harness (e.g. the scratch space could not be renewed)."""
+
+    @classmethod
+    def from_value(cls, value: object) -> InfraErrorKind:
+        """The kind named ``value``, or HARNESS for a name this version does not know."""
+        try:
+            return cls(value)
+        except ValueError:
+            return cls.HARNESS
+
+
 @dataclass(frozen=True, slots=True)
 class SuiteResult:
     """Per-test outcomes of one suite, the protections that were active, or an infrastructure error.
 
-    ``infra_error`` marks a failure of the harness (sandbox set-up, worker died), not of the code:
-    such results carry no outcomes and are never cached.
+    ``infra_error`` (a message) and ``infra_kind`` mark a failure of the harness, not of the code:
+    such a suite was not judged; the result carries no outcomes and is never cached. Either may be
+    given: the other is filled in. ``near_limit`` lists the tests that used at least
+    ``limits.NEAR_LIMIT_FRACTION`` of their CPU budget (TIMEOUTs on CPU included): their verdict
+    could change on a slower or busier machine.
     """
 
     outcomes: tuple[TestOutcome, ...]
     protections: tuple[Protection, ...] = ()
     infra_error: str | None = None
+    infra_kind: InfraErrorKind | None = None
+    near_limit: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.infra_error is not None and self.infra_kind is None:
+            object.__setattr__(self, "infra_kind", InfraErrorKind.HARNESS)
+        elif self.infra_kind is not None and self.infra_error is None:
+            object.__setattr__(self, "infra_error", self.infra_kind.value)
+        if not isinstance(self.near_limit, frozenset):
+            object.__setattr__(self, "near_limit", frozenset(self.near_limit))
+
+    @property
+    def judged(self) -> bool:
+        """False when the harness failed (``infra_error``): the suite has no verdict at all."""
+        return self.infra_error is None
 
     @property
     def passed(self) -> bool:

@@ -1,14 +1,17 @@
 """Warm fork servers: one sandbox interpreter per worker, one fork per suite.
 
 Each ``ForkServer`` is a long-lived process running the sandbox program (``program.py``); the host
-sends it one suite at a time over a pipe and reads the per-test outcomes back. A server that dies
-or stops answering is killed and restarted on the next suite; the suite it was running gets an
-infrastructure error (never cached).
+sends it one suite at a time over a pipe and reads the per-test outcomes back. Anything anomalous
+(a server that dies, stops answering or retires itself after finding its launcher altered) costs
+that server: it is replaced, and the suite is run once more on the fresh one. Only if that fails
+too does the suite get an infrastructure error (typed, reported, never cached); the other suites
+carry on.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import shutil
@@ -22,13 +25,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO
 
-from .limits import Limits
-from .outcomes import Suite, SuiteResult, TestOutcome
-from .program import DEFAULT_READ_PATHS, SANDBOX_GID, SANDBOX_UID, find_interpreter, sandbox_command
+from .limits import TIMEOUT_CONFIRM_FACTOR, Limits, near_limit
+from .outcomes import InfraErrorKind, Suite, SuiteResult, TestOutcome
+from .program import DEFAULT_READ_PATHS, SANDBOX_UID_BASE, find_interpreter, sandbox_command
 from .protections import Protection
 
 _HELLO_TIMEOUT_S = 60.0
-_REPLY_MARGIN_S = 15.0  # beyond the suite's wall budget, before the host gives up on a server
+_REPLY_MARGIN_S = 20.0  # beyond the suite's wall budgets (first run and confirmation), before the host gives up
+_BOARD_TESTS = 256  # tests per suite the shared board holds; a bigger suite gets a server with a bigger board
+_BOARD_BYTES = 1 << 20  # bytes of marshalled suite the board holds, likewise
 
 
 class SandboxStartError(RuntimeError):
@@ -63,7 +68,12 @@ class ForkServer:
         self._buffer = b""
         self._stderr: IO[bytes] | None = None  # the server's stderr, read back when it fails to start
         self._owner_pid = os.getpid()
+        self._board = (_BOARD_TESTS, _BOARD_BYTES)
         self.info: SandboxInfo | None = None
+        self.uid: int | None = None
+        """The uid this worker's code runs as (known once the server has started)."""
+        self.replaced = 0
+        """How many times this worker's server was replaced after an anomaly (or to fit a big suite)."""
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> SandboxInfo:
@@ -78,8 +88,9 @@ class ForkServer:
         os.chmod(self._scratch_root, 0o711)
         config = {
             "limits": self.limits.to_json(), "scratch_root": self._scratch_root, "read_paths": list(self.read_paths),
-            "drop_uid": self.drop_uid, "uid": SANDBOX_UID, "gid": SANDBOX_GID, "disabled": list(self.disabled),
-            "cpu": self.cpu,
+            "drop_uid": self.drop_uid, "uid_base": SANDBOX_UID_BASE, "disabled": list(self.disabled),
+            "cpu": self.cpu, "board_tests": self._board[0], "board_bytes": self._board[1],
+            "timeout_confirm_factor": TIMEOUT_CONFIRM_FACTOR,
         }
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
         if "TZ" in os.environ:
@@ -106,7 +117,12 @@ class ForkServer:
                     f"the sandbox program ({self.interpreter.path}) died or hung during set-up"
                     + (f": {last[0]}" if last else "")
                 )
-            hello = json.loads(line)["hello"]
+            first = json.loads(line)
+            if "start_error" in first:
+                self.close()
+                raise SandboxStartError(f"the sandbox program could not start: {first['start_error']}")
+            hello = first["hello"]
+            self.uid = int(hello["uid"])
             self.info = SandboxInfo(
                 protections=Protection.parse_many(hello["protections"]), missing=dict(hello["missing"]),
                 python=hello["python"],
@@ -150,41 +166,65 @@ class ForkServer:
 
     # -- one suite --------------------------------------------------------------------------
     def run(self, suite: Suite) -> SuiteResult:
-        """Run one suite; harness failures come back as ``infra_error`` results, and the server restarts."""
+        """Run one suite; a harness failure replaces the server and runs the suite once more on the
+        fresh one, and only a second failure comes back as an ``infra_error`` result."""
+        first = self._run_once(suite)
+        if first.judged:
+            return first
+        self._discard()
+        second = self._run_once(suite)
+        if second.judged:
+            return second
+        return SuiteResult(
+            outcomes=(), protections=second.protections, infra_kind=second.infra_kind,
+            infra_error=f"{second.infra_error} (also on the first try: {first.infra_error})",
+        )
+
+    def _run_once(self, suite: Suite) -> SuiteResult:
         try:
+            self._fit_board(suite)
             info = self.start()
             if not suite.tests:
                 return SuiteResult(outcomes=(), protections=info.protections)
         except SandboxStartError as exc:
-            return SuiteResult(outcomes=(), infra_error=str(exc))
+            return SuiteResult(outcomes=(), infra_kind=InfraErrorKind.SANDBOX_START, infra_error=str(exc))
         request = (json.dumps({"code": suite.code, "tests": list(suite.tests)}) + "\n").encode("utf-8")
         if not self._send(request):
-            # The server died between suites (nothing of this suite ran yet): restart once and resend.
-            self._discard()
-            try:
-                info = self.start()
-            except SandboxStartError as exc:
-                return SuiteResult(outcomes=(), infra_error=str(exc))
-            if not self._send(request):
-                return self._fail("fork server unreachable after a restart")
-        line = self._read_line(time.monotonic() + self.limits.suite_wall_s + _REPLY_MARGIN_S)
+            return self._fail(InfraErrorKind.WORKER_DIED, "fork server unreachable")
+        budget = (1 + TIMEOUT_CONFIRM_FACTOR) * self.limits.suite_wall_s + _REPLY_MARGIN_S
+        line = self._read_line(time.monotonic() + budget)
         if line is None:
-            return self._fail("fork server died or stopped answering")
+            return self._fail(InfraErrorKind.WORKER_DIED, "fork server died or stopped answering")
         try:
             reply = json.loads(line)
             if "infra_error" in reply:
-                return SuiteResult(outcomes=(), protections=info.protections, infra_error=str(reply["infra_error"]))
+                if reply.get("retire"):
+                    self._discard()
+                return SuiteResult(outcomes=(), protections=info.protections, infra_error=str(reply["infra_error"]),
+                                   infra_kind=InfraErrorKind.from_value(reply.get("kind")))
             outcomes = tuple(TestOutcome.parse(o) for o in reply["outcomes"])
+            cpu_s = [float(x) for x in reply["cpu_s"]]
         except (ValueError, KeyError, TypeError) as exc:
-            return self._fail(f"malformed reply from the fork server: {exc}")
-        if len(outcomes) != len(suite.tests):
-            return self._fail(f"fork server answered {len(outcomes)} outcomes for {len(suite.tests)} tests")
-        return SuiteResult(outcomes=outcomes, protections=info.protections)
+            return self._fail(InfraErrorKind.MALFORMED_REPLY, f"malformed reply from the fork server: {exc}")
+        if len(outcomes) != len(suite.tests) or len(cpu_s) != len(suite.tests):
+            return self._fail(InfraErrorKind.MALFORMED_REPLY,
+                              f"fork server answered {len(outcomes)} outcomes for {len(suite.tests)} tests")
+        return SuiteResult(outcomes=outcomes, protections=info.protections, near_limit=near_limit(cpu_s, self.limits))
+
+    def _fit_board(self, suite: Suite) -> None:
+        """Replace the server by one with a bigger board if ``suite`` does not fit the current one."""
+        tests = len(suite.tests)
+        if tests <= self._board[0] and 4 * (len(suite.code) + sum(map(len, suite.tests))) + 16 * (tests + 1) + 64 <= self._board[1]:
+            return  # fits even at 4 bytes a character
+        size = 64 + sum(16 + len(text.encode("utf-8", "surrogatepass")) for text in (suite.code, *suite.tests))
+        if tests > self._board[0] or size > self._board[1]:
+            self._discard()
+            self._board = (max(self._board[0], 2 ** math.ceil(math.log2(tests))),
+                           max(self._board[1], 2 ** math.ceil(math.log2(size))))
 
     def _send(self, request: bytes) -> bool:
+        """False when the server is gone (writing to it fails: no need to ask the kernel first)."""
         assert self._proc is not None and self._proc.stdin is not None
-        if self._proc.poll() is not None:
-            return False
         try:
             self._proc.stdin.write(request)
             self._proc.stdin.flush()
@@ -196,11 +236,12 @@ class ForkServer:
         """Kill the process (and anything in its session) and forget it; the next suite starts a new one."""
         if self._proc is not None:
             self._kill(self._proc)
+            self.replaced += 1
         self.close()
 
-    def _fail(self, why: str) -> SuiteResult:
+    def _fail(self, kind: InfraErrorKind, why: str) -> SuiteResult:
         self._discard()
-        return SuiteResult(outcomes=(), infra_error=why)
+        return SuiteResult(outcomes=(), infra_kind=kind, infra_error=why)
 
     def _read_line(self, deadline: float) -> bytes | None:
         """One reply line, or None on EOF or when ``deadline`` passes."""

@@ -20,11 +20,25 @@ class Protection(enum.Enum):
     MOUNT_NAMESPACE = "mount_namespace"
     """Private mount namespace: mounts made for the sandbox never reach the host."""
 
+    IPC_NAMESPACE = "ipc_namespace"
+    """Each worker has its own IPC namespace: SysV and POSIX IPC objects never reach the host or another worker."""
+
+    PID_NAMESPACE = "pid_namespace"
+    """Each worker's launcher and children live in their own PID namespace: no process outside the
+    worker can be named, and they all die with the launcher."""
+
+    MINIMAL_ROOT = "minimal_root"
+    """The sandbox's root is a fresh tmpfs holding only the allow-listed paths (bind-mounted) and the
+    scratch space: nothing else of the host can be stat'ed, listed, read or watched."""
+
     READ_ONLY_MOUNTS = "read_only_mounts"
     """Every mount is read-only inside the sandbox's mount namespace."""
 
     SCRATCH_TMPFS = "scratch_tmpfs"
-    """Per-suite scratch directories live on a size-limited tmpfs, not on the host's disk."""
+    """Scratch directories live on size- and file-count-limited tmpfs mounts, not on the host's disk."""
+
+    FRESH_SCRATCH = "fresh_scratch"
+    """A suite that leaves anything in its scratch directory gets it replaced by a new tmpfs: no content can defeat the clean-up."""
 
     LANDLOCK_FILESYSTEM = "landlock_filesystem"
     """Landlock: read/execute only below an allow-list; read/write only in the suite's scratch dir."""
@@ -36,13 +50,26 @@ class Protection(enum.Enum):
     """Landlock (ABI >= 6): no signals to, and no abstract unix sockets of, processes outside the sandbox."""
 
     SECCOMP = "seccomp"
-    """seccomp-bpf: no fork/exec/ptrace, no signals except to itself, no non-unix sockets, no mount/namespace/kernel-admin calls."""
+    """seccomp-bpf (written by libseccomp): no fork/exec/ptrace, no sockets, no mount/namespace/kernel-admin calls, no inotify."""
+
+    SELF_ONLY_PROCESS_CALLS = "self_only_process_calls"
+    """seccomp argument rules: limits, priority, affinity, scheduling and signals only for the calling
+    process; no F_SETOWN/F_SETSIG/O_ASYNC (signal-driven I/O could signal another process)."""
+
+    STREAM_SOCKETPAIR_ONLY = "stream_socketpair_only"
+    """The only socket is an unnamed unix stream pair: no datagram, no file descriptor can leave the process."""
+
+    NO_IPC_OBJECTS = "no_ipc_objects"
+    """No SysV shared memory, message queues or semaphores and no POSIX message queues (they would outlive the suite)."""
 
     NO_NEW_PRIVS = "no_new_privs"
     """PR_SET_NO_NEW_PRIVS: no set-uid or file-capability gains."""
 
     UNPRIVILEGED_UID = "unprivileged_uid"
-    """The code runs as uid/gid nobody with no supplementary groups."""
+    """The code runs as an unprivileged uid/gid with no supplementary groups."""
+
+    UID_PER_WORKER = "uid_per_worker"
+    """Each worker's code runs as a uid of its own: separate process limits, no same-uid access across workers or oracles."""
 
     RLIMITS = "rlimits"
     """Address space, file size, open files, processes, core dumps and total CPU are capped."""
@@ -55,6 +82,13 @@ class Protection(enum.Enum):
 
     PROCESS_GROUP_KILL = "process_group_kill"
     """Each suite runs in its own process group, killed as a whole when it ends or overruns."""
+
+    LAUNCHER_CHECK = "launcher_check"
+    """After each suite the server checks that its launcher runs with the limits, priority, affinity and
+    scheduling it was given; otherwise the suite is not judged (retried on a fresh worker) and the worker is replaced."""
+
+    CLEAN_LAUNCHER = "clean_launcher"
+    """The launcher is forked before any suite and never reads one: no child inherits another suite's code or tests."""
 
     @classmethod
     def parse_many(cls, names: Iterable[str]) -> tuple[Protection, ...]:

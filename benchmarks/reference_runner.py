@@ -1,8 +1,9 @@
 """The original study's runner, kept as a baseline: one ``python -I`` subprocess per suite.
 
 Fresh namespace per test, 5 s wall-clock timeout per suite, the minimal pytest shim, no
-isolation at all. It exists to check the sandboxed oracle against (same verdicts) and to measure
-its speed-up (``benchmarks/oracle_throughput.py``). Never run untrusted code through it.
+isolation at all. It exists to check the sandboxed oracle against (same verdicts, in the tests)
+and to measure its speed-up (``oracle_throughput.py``). It lives here, outside the installed
+package, because it runs code unsandboxed: never run untrusted code through it.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import json
 import subprocess
 import sys
 
-from .outcomes import TIMEOUT, Suite, SuiteResult, TestOutcome
-from .test_shim import SHIM_SOURCE
+from execretrieval_mteb.oracle.outcomes import TIMEOUT, Suite, SuiteResult, TestOutcome
+from execretrieval_mteb.oracle.program import sandbox_source
 
-_CHILD = SHIM_SOURCE + r'''
+_CHILD = sandbox_source("pytest_shim.py") + r'''
 import json as _json, sys as _sys
 
 def _classify(exc):

@@ -1,9 +1,11 @@
-"""Source of the minimal ``pytest`` stand-in placed in every test namespace (``raises``, ``approx``).
+"""The minimal ``pytest`` stand-in placed in every test namespace (``raises``, ``approx``).
 
-Kept as source text so that the sandboxed child can define it without importing this package.
+Sandbox-side module: stdlib only and no package imports, because its source text is concatenated
+(first) into the sandbox program (see ``program.py``); the study's reference runner
+(``benchmarks/reference_runner.py``) prepends the same text to its own child. Its public names are
+``pytest`` and ``_DidNotRaise``.
 """
 
-SHIM_SOURCE = r'''
 import math as _math
 import types as _types
 
@@ -65,4 +67,3 @@ class _Approx:
 
 
 pytest = _types.SimpleNamespace(raises=_Raises, approx=_Approx)
-'''

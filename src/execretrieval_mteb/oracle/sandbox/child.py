@@ -1,0 +1,226 @@
+"""What runs inside each suite's sandboxed child: the test runner and the board it shares with the server.
+
+Sandbox-side module: stdlib only and no package imports, because its source text is
+concatenated into the sandbox program (see ``program.py``) and run by a world-readable
+interpreter that may not be able to read this package. It uses the ``sandbox_*`` functions and
+the pytest shim (``pytest``, ``_DidNotRaise``) defined by the sources placed before it.
+
+A child (forked by the launcher, ``launcher.py``) confines itself, reads the suite from the
+board, runs the tests the server listed there, in order, and posts the running test, each
+verdict and the CPU time each test used on the board, which the fork server watches
+(``server.py``).
+"""
+
+import marshal
+import mmap
+import os
+import re
+import signal
+import struct
+import time
+
+try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
+    from .isolation import sandbox_confine_child
+except ImportError:
+    pass
+
+_OUTCOME = re.compile(r"pass|TIMEOUT|FAIL(:[\w.|]+)?|ERROR:[\w.|]+")
+
+
+# Captured before any untrusted code runs, so that a test rebinding os._exit/time.* cannot stop the harness.
+_exit, _monotonic, _cpu_time = os._exit, time.monotonic, time.process_time
+
+
+class _SandboxTimeout(BaseException):
+    """Raised by the interval timers inside a test; not an Exception, so ``except Exception`` misses it."""
+
+
+class _TimerState:
+    armed = False
+
+
+def _on_timer(signum, frame):
+    if _TimerState.armed:
+        _TimerState.armed = False
+        raise _SandboxTimeout()
+
+
+def _type_name(name):
+    """An exception type name made safe for the line protocol (a class may be given any name)."""
+    cleaned = "".join(ch if ch.isalnum() or ch in "_.|" else "_" for ch in str(name))
+    return cleaned or "_"
+
+
+def _classify(exc):
+    """The study's taxonomy: a failed assert written in the test is FAIL, anything else is ERROR."""
+    if isinstance(exc, _SandboxTimeout):
+        return "TIMEOUT"
+    if isinstance(exc, _DidNotRaise):  # noqa: F821 - defined by the pytest shim source
+        return "FAIL:" + _type_name(exc.expected)
+    if isinstance(exc, AssertionError):
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        return "FAIL" if tb is not None and tb.tb_frame.f_code.co_filename == "<test>" else "ERROR:AssertionError"
+    return "ERROR:" + _type_name(type(exc).__name__)
+
+
+def _arm(cpu_timer, wall_s):
+    """Start the test's CPU and wall timers (replacing what is left of the last test's); returns
+    the CPU seconds the last armed test used."""
+    used = cpu_timer.arm()
+    signal.setitimer(signal.ITIMER_REAL, max(wall_s, 0.001))
+    _TimerState.armed = True
+    return used
+
+
+def _disarm():
+    """Stop timers from raising; they are not stopped (two system calls saved per test): one that
+    fires between tests finds them disarmed, and the next test's ``_arm`` replaces them."""
+    _TimerState.armed = False
+
+
+class _Board:
+    """Shared memory (an anonymous MAP_SHARED mapping made before the launcher's fork) between a worker's processes.
+
+    Before each child the server writes what it is to run, marshalled in one piece: the suite
+    (code and tests), which tests, from which position, with which wall budgets; the child reads
+    it and reports progress. The launcher never reads the suite, so no child can find an earlier
+    suite in memory it inherited; the board holds only the current suite (the server zeroes what
+    is left of a longer earlier one).
+
+    Layout: a 64-byte head (running test, finished run entries, running test's start time and the
+    child's CPU time then, set-up error length, length of what the child is to run), a set-up
+    error text, one slot per test (CPU seconds used, then the NUL-padded outcome), what the child
+    is to run. The server reads it only when the child exits or a deadline passes, so a suite
+    costs it one wake-up.
+    """
+
+    _HEAD, _ERROR, _SLOT, _SLOT_TEXT = 64, 1024, 256, 8
+    _RUNNING = struct.Struct("=iidd")  # current, position, started_at, cpu_at_begin
+    _NO_CPU = struct.pack("=d", 0.0)
+
+    def __init__(self, capacity, payload_capacity):
+        self.capacity, self.payload_capacity = capacity, payload_capacity
+        self._payload = self._HEAD + self._ERROR + self._SLOT * capacity
+        self.mem = mmap.mmap(-1, self._payload + payload_capacity)
+        self._payload_len = 0
+        self._suite = None
+
+    # server side
+    def load(self, code_text, tests):
+        """The suite the next children run (written with each ``plan``)."""
+        self._suite = (code_text, tests)
+
+    def plan(self, run, position, suite_deadline, test_wall_s):
+        """Before a child: run tests ``run[position:]`` with these budgets; nothing running, no set-up error."""
+        payload = marshal.dumps(self._suite + (tuple(run), position, suite_deadline, test_wall_s))
+        start = self._payload
+        self.mem[start : start + len(payload)] = payload
+        if self._payload_len > len(payload):
+            self.mem[start + len(payload) : start + self._payload_len] = bytes(self._payload_len - len(payload))
+        self._payload_len = len(payload)
+        self._RUNNING.pack_into(self.mem, 0, -1, position, 0.0, 0.0)
+        struct.pack_into("=ii", self.mem, 24, 0, len(payload))
+
+    def state(self):
+        """(running test index or None, its start time, the child's CPU seconds then, finished run entries)."""
+        while True:
+            index, position, started_at, cpu_at_begin = self._RUNNING.unpack_from(self.mem, 0)
+            if struct.unpack_from("=i", self.mem, 0)[0] == index:  # not torn by a concurrent begin()
+                return (index if index >= 0 else None), started_at, cpu_at_begin, position
+
+    def result(self, index):
+        """(outcome or None if malformed, CPU seconds) posted for test ``index``."""
+        offset = self._HEAD + self._ERROR + self._SLOT * index
+        cpu_s = struct.unpack_from("=d", self.mem, offset)[0]
+        raw = self.mem[offset + self._SLOT_TEXT : offset + self._SLOT].split(b"\0", 1)[0].decode("ascii", "replace")
+        return (raw if _OUTCOME.fullmatch(raw) else None), cpu_s
+
+    def setup_error(self):
+        length = struct.unpack_from("=i", self.mem, 24)[0]
+        return self.mem[self._HEAD : self._HEAD + length].decode("utf-8", "replace") if length > 0 else None
+
+    # child side
+    def suite(self):
+        """(code text, tests, run list, position, suite deadline, wall seconds per test), in one read."""
+        length = struct.unpack_from("=i", self.mem, 28)[0]
+        return marshal.loads(self.mem[self._payload : self._payload + length])
+
+    def begin(self, index, position, now, cpu_now):
+        struct.pack_into("=dd", self.mem, 8, now, cpu_now)
+        struct.pack_into("=ii", self.mem, 0, index, position)
+
+    def finish(self, index, position, outcome):
+        """Post a verdict; its CPU seconds follow (``cpu``) once the next test arms the timer."""
+        offset = self._HEAD + self._ERROR + self._SLOT * index
+        data = outcome.encode("ascii", "replace")[: self._SLOT - self._SLOT_TEXT - 1]
+        start = offset + self._SLOT_TEXT
+        self.mem[offset : start + len(data) + 1] = self._NO_CPU + data + b"\0"
+        struct.pack_into("=ii", self.mem, 0, -1, position + 1)
+
+    def cpu(self, index, cpu_s):
+        struct.pack_into("=d", self.mem, self._HEAD + self._ERROR + self._SLOT * index, cpu_s)
+
+    def fail_setup(self, message):
+        data = message.encode("utf-8", "replace")[: self._ERROR - 1]
+        self.mem[self._HEAD : self._HEAD + len(data)] = data
+        struct.pack_into("=i", self.mem, 24, len(data))
+
+
+def _run_tests(board, cpu_timer):
+    """Run the listed tests in fresh namespaces over the same code, posting each verdict as it lands.
+
+    A test's CPU time is what its CPU countdown used, learnt when the next test re-arms the timer
+    (or the timer stops after the last): no clock is read per test. The timer signals already lead
+    to ``_on_timer``: the server installed it (``sandbox_prepare_server``).
+    """
+    code_text, tests, run, position, suite_deadline, test_wall_s = board.suite()
+    try:
+        code = compile(code_text, "<code>", "exec")
+        code_error = None
+    except BaseException as exc:  # noqa: BLE001 - SyntaxError, or ValueError for NUL bytes
+        code, code_error = None, "ERROR:" + _type_name(type(exc).__name__)
+    cpu_at_begin = _cpu_time()  # of the next test: this process's CPU seconds so far, give or take the harness's
+    timed = None  # the last test the CPU timer was armed for
+    for position in range(position, len(run)):
+        i = run[position]
+        now = _monotonic()
+        remaining = suite_deadline - now
+        if remaining <= 0 or code is None:
+            board.begin(i, position, now, cpu_at_begin)
+            outcome = "TIMEOUT" if remaining <= 0 else code_error
+        else:
+            namespace = {"__name__": "__main__", "pytest": pytest}  # noqa: F821 - the shim
+            try:
+                used = _arm(cpu_timer, min(test_wall_s, remaining))
+                if timed is not None:
+                    board.cpu(timed, used)
+                    cpu_at_begin += used
+                board.begin(i, position, now, cpu_at_begin)
+                timed = i
+                try:
+                    exec(code, namespace)
+                    exec(compile(tests[i], "<test>", "exec"), namespace)
+                finally:
+                    _disarm()
+                outcome = "pass"
+            except BaseException as exc:  # noqa: BLE001 - every escape is a verdict
+                _disarm()
+                outcome = _classify(exc)
+        board.finish(i, position, outcome)
+    if timed is not None:
+        board.cpu(timed, cpu_timer.stop())
+
+
+def child_main(board, config, plan):
+    """Entry point of a freshly forked child: confine, run the listed tests, exit. Never returns."""
+    try:
+        sandbox_confine_child(plan, config["limits"])
+    except BaseException as exc:  # noqa: BLE001 - reported as an infrastructure failure
+        board.fail_setup(f"sandbox set-up failed: {type(exc).__name__}: {exc}")
+        _exit(70)
+    try:
+        _run_tests(board, plan["cpu_timer"])
+    finally:
+        _exit(0)

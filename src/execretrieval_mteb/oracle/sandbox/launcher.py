@@ -1,0 +1,194 @@
+"""The launcher: a small confined process that forks each suite's child, and the server's handle on it.
+
+Sandbox-side module: stdlib only and no package imports, because its source text is
+concatenated into the sandbox program (see ``program.py``). It uses ``sandbox_*``, ``_Board``,
+``child_main`` and ``_exit`` defined by the sources placed before it.
+
+Why a process of its own: after a fork, each page that either process writes costs a page fault
+(and a copy while both live). The fork server does per-suite work between forks (JSON, the
+scratch directory, the watch loop); forking the children itself, it paid those faults on every
+suite. The launcher is forked from the server once, before the server reads any suite, and
+confined once (rlimits, the worker's uid, Landlock, seccomp: its children inherit all of it);
+per suite it only reads one byte, forks and later reaps, touching a handful of pages. It never
+reads a suite (the child takes it from the board), so what a child inherits holds no other
+suite's code or tests.
+
+It is process 1 of the worker's PID namespace: a child sees no process outside the worker, and
+when the launcher dies the kernel kills whatever is left in the namespace.
+
+Protocol on two pipes. Server to launcher: the byte ``S`` asks for a child. Launcher to server,
+16 bytes per message (``=iiqi``, kind, value, CPU microseconds, whether the launcher's own limits
+changed): a hello once confined, then per child its wait status and CPU time once reaped (or the
+errno of a failed fork). Every read the server does here has a deadline; a launcher that misses
+one, dies, or is found altered after a suite (``_Launcher.check``) is an anomaly, and the server
+retires with the worker.
+"""
+
+import gc
+import os
+import select
+import signal
+import struct
+import time
+
+try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
+    from .child import _exit, child_main
+    from .isolation import sandbox_confine_launcher, sandbox_own_limits, sandbox_process_state
+except ImportError:
+    pass
+
+_HELLO, _STATUS, _FORK_FAILED = 0, 1, 2
+_ANSWER = struct.Struct("=iiqi")
+_HELLO_BUDGET_S = 10.0  # for the launcher to confine itself
+
+
+class _Anomaly(Exception):
+    """Something the harness does not expect: the suite gets an infrastructure error, the worker is replaced.
+
+    ``kind`` is one of the host's ``InfraErrorKind`` values.
+    """
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _launcher_main(requests_fd, answers_fd, board, config, plan, scratch_dir):
+    """The launcher's loop; ends (exit 0) when the server closes its end of the request pipe."""
+    try:
+        sandbox_confine_launcher(plan, config["limits"])
+        low = 3  # the host's pipes and the Landlock ruleset go
+        for fd in sorted((requests_fd, answers_fd)):
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, 1 << 16)
+        gc.freeze()
+    except BaseException as exc:  # noqa: BLE001 - the server reports it as an infrastructure failure
+        board.fail_setup(f"sandbox set-up failed in the launcher: {type(exc).__name__}: {exc}")
+        _exit(70)
+    limits = sandbox_own_limits()
+    os.write(answers_fd, _ANSWER.pack(_HELLO, 0, 0, 0))
+    while os.read(requests_fd, 1) == b"S":
+        try:
+            os.chdir(scratch_dir)  # the child's working directory: a fresh one (see SandboxScratch)
+            pid = os.fork()
+        except OSError as exc:
+            os.write(answers_fd, _ANSWER.pack(_FORK_FAILED, exc.errno or 0, 0, 0))
+            continue
+        if pid == 0:
+            child_main(board, config, plan)
+        try:
+            os.setpgid(pid, pid)  # also done by the child; whichever runs first wins the race
+        except OSError:
+            pass
+        _, status, usage = os.wait4(pid, 0)
+        cpu_us = int((usage.ru_utime + usage.ru_stime) * 1e6)
+        os.write(answers_fd, _ANSWER.pack(_STATUS, status, cpu_us, sandbox_own_limits() != limits))
+    _exit(0)
+
+
+class _Launcher:
+    """The server's handle on its launcher process: ask for children, read their ends, check the launcher."""
+
+    def __init__(self, board, config, plan, scratch_dir, proc_fd):
+        self.board, self.proc_fd = board, proc_fd
+        requests_r, requests_w = os.pipe()
+        answers_r, answers_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _launcher_main(requests_r, answers_w, board, config, plan, scratch_dir)
+            finally:
+                _exit(0)  # never fall through into the server's code
+        for fd in (requests_r, answers_w):
+            os.close(fd)
+        self.pid, self.requests, self.answers = pid, requests_w, answers_r
+        os.set_blocking(answers_r, False)  # read first, poll only when nothing is there yet
+        self._poller = select.poll()
+        self._poller.register(answers_r, select.POLLIN)
+        self._read(time.monotonic() + _HELLO_BUDGET_S, (_HELLO,))
+        self.snapshot = sandbox_process_state(pid)
+
+    def _read(self, deadline, kinds):
+        """(kind, value, cpu_us) of the next answer, or raises _Anomaly when it is not there by ``deadline``
+        (or says the launcher's limits changed)."""
+        data = b""
+        while len(data) < _ANSWER.size:
+            try:
+                chunk = os.read(self.answers, _ANSWER.size - len(data))
+            except BlockingIOError:
+                if not self.wait(deadline):
+                    raise _Anomaly("launcher_unresponsive", "the launcher did not answer in time") from None
+                continue
+            if not chunk:
+                raise _Anomaly("launcher_died", self.board.setup_error() or "the launcher process died")
+            data += chunk
+        kind, value, cpu_us, limits_changed = _ANSWER.unpack(data)
+        if kind not in kinds:
+            raise _Anomaly("launcher_altered", f"the launcher answered {kind} where one of {kinds} was expected")
+        if limits_changed:
+            raise _Anomaly("launcher_altered", "the launcher's resource limits changed during the suite")
+        return kind, value, cpu_us
+
+    def wait(self, deadline):
+        """True once an answer can be read, False when ``deadline`` passes first."""
+        return bool(self._poller.poll(max(0, int((deadline - time.monotonic()) * 1000) + 1)))
+
+    def spawn(self):
+        """Have a child forked to run what the board lists; it ends with an answer (``child_end``)."""
+        os.write(self.requests, b"S")
+
+    def child_end(self, deadline):
+        """(wait status, CPU seconds) of the last child once reaped; raises _Anomaly if not by ``deadline``."""
+        kind, value, cpu_us = self._read(deadline, (_STATUS, _FORK_FAILED))
+        if kind == _FORK_FAILED:
+            raise _Anomaly("fork_failed", f"the launcher could not fork a child: {os.strerror(value)}")
+        return value, cpu_us / 1e6
+
+    def kill_child(self):
+        """SIGKILL the running child (and its process group), if any. Its pid is read from the
+        kernel's list of the launcher's children (through the host's /proc, which the server's
+        root no longer shows): the launcher's own numbers are those of its PID namespace, which
+        mean nothing here."""
+        try:
+            fd = os.open(f"{self.pid}/task/{self.pid}/children", os.O_RDONLY, dir_fd=self.proc_fd)
+            try:
+                pids = [int(p) for p in os.read(fd, 4096).split()]
+            finally:
+                os.close(fd)
+        except OSError:
+            return
+        for pid in pids:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def check(self):
+        """Raise _Anomaly unless the launcher runs, unstopped, with the priority, affinity and
+        scheduling it had once confined (its limits it checks itself after each child: ``_read``)."""
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG | os.WUNTRACED)
+            state = sandbox_process_state(self.pid) if pid == 0 else None
+        except OSError as exc:
+            raise _Anomaly("launcher_died", f"the launcher is gone: {exc}") from None
+        if pid != 0:
+            kind = "launcher_altered" if os.WIFSTOPPED(status) else "launcher_died"
+            raise _Anomaly(kind, f"the launcher was {'stopped' if os.WIFSTOPPED(status) else 'ended'} (wait status {status})")
+        if state != self.snapshot:
+            changed = [name for name, a, b in zip(("priority", "affinity", "scheduling policy"),
+                                                   self.snapshot, state) if a != b]
+            raise _Anomaly("launcher_altered", f"the launcher's {', '.join(changed)} changed during the suite")
+
+    def close(self):
+        for fd in (self.requests, self.answers):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass

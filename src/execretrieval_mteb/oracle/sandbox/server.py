@@ -1,0 +1,223 @@
+"""The fork server: one per worker; isolates itself once, then runs suites one at a time.
+
+Sandbox-side module: stdlib only and no package imports, because its source text is
+concatenated (last) into the sandbox program (see ``program.py``). It uses the names defined by
+the sources placed before it (``sandbox_*``, ``SandboxScratch``, ``_Board``, ``_Launcher``,
+``_Anomaly``, ``_on_timer``, the pytest shim).
+
+Protocol with the host: one JSON line per request on stdin (``{"code", "tests"}``), one JSON line
+per reply on stdout: ``{"outcomes": [...], "cpu_s": [...]}``, or ``{"infra_error": "...", "kind":
+"...", "retire": true}`` after an anomaly, when the server exits and the host starts a fresh one
+(its launcher can only be replaced clean by a new server: see ``launcher.py``). The first reply
+line is a hello (``{"hello": {...}}``) naming the active protections.
+
+Per suite the server has its launcher fork a child and watches it through the board and the
+launcher's answers. When the child dies or overruns mid-test, the server records that test's
+verdict and has a fresh child run the rest, so a crash or hang costs one test, not the suite.
+
+A TIMEOUT must not depend on how busy the machine is. A test stopped after using its whole CPU
+budget is a TIMEOUT on any machine; one stopped by a wall-clock deadline while under its CPU
+budget (it slept, or waited for a CPU on a loaded machine) is run again, with the other such tests
+of the suite, by a fresh child with ``timeout_confirm_factor`` times the wall budgets. Only what
+times out again is TIMEOUT.
+"""
+
+import gc
+import json
+import os
+import signal
+import sys
+import time
+
+try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
+    from .child import _Board, _on_timer
+    from .isolation import (
+        SandboxScratch, sandbox_child_plan, sandbox_isolate_server, sandbox_prepare_server, sandbox_seccomp_programs,
+        sandbox_worker_uid,
+    )
+    from .launcher import _Anomaly, _Launcher
+    from .syscalls import sys_libc
+except ImportError:
+    pass
+
+_WARM_IMPORTS = (
+    "math", "collections", "heapq", "bisect", "itertools", "functools", "operator", "re", "string",
+    "datetime", "calendar", "fractions", "json", "copy",
+)
+"""Imported once by the server so that each forked child finds them loaded (the stdlib the tasks use).
+A short list: a bigger server makes every fork dearer. Not ``threading`` nor anything importing
+``random``: their at-fork handlers would run in every child."""
+_RECHECK_S = 0.02  # how often the server looks at a child that is between tests
+_KILL_GRACE_S = 0.5  # after a test's wall budget, the in-child timer gets this long to report TIMEOUT itself
+_SETUP_BUDGET_S = 5.0  # a child that has not started its first test by then is an infrastructure failure
+_REAP_BUDGET_S = 5.0  # after a kill, the launcher has this long to report the child's end
+_CPU_BACKED = 0.99  # a test that used this share of its CPU budget timed out on CPU (not re-run)
+
+
+def _death_verdict(status):
+    """Verdict for a test during which the child ended without reporting."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGXCPU:
+            return "TIMEOUT"
+        try:
+            return "ERROR:" + signal.Signals(sig).name
+        except ValueError:
+            return f"ERROR:SIG{sig}"
+    return "ERROR:ProcessExited"
+
+
+def _watch(launcher, board, start, test_wall_s, suite_deadline):
+    """Wait until the child (asked to start at run entry ``start``) ends or overruns.
+
+    Returns (why it was killed: None, "test", "suite" or "setup"; its wait status; its CPU seconds).
+    """
+    forked_at = time.monotonic()
+    killed_for = None
+    while True:
+        current, started_at, _, position = board.state()
+        if current is None and position == start:  # not started yet
+            deadline, reason = min(suite_deadline, forked_at + _SETUP_BUDGET_S), "setup"
+        elif current is None:
+            deadline, reason = suite_deadline + _KILL_GRACE_S, "suite"
+        else:
+            test_deadline = started_at + test_wall_s
+            deadline = min(suite_deadline, test_deadline) + _KILL_GRACE_S
+            reason = "test" if test_deadline < suite_deadline else "suite"
+        now = time.monotonic()
+        if now >= deadline:
+            killed_for = "suite" if now >= suite_deadline else reason
+            launcher.kill_child()
+            break
+        # A running test is watched until its deadline; before the first test or between tests
+        # the state changes on its own, so look again soon.
+        if launcher.wait(deadline if current is not None else min(deadline, now + _RECHECK_S)):
+            break  # the launcher has reaped the child
+    status, cpu_s = launcher.child_end(time.monotonic() + _REAP_BUDGET_S)
+    return killed_for, status, cpu_s
+
+
+def _run_pass(launcher, board, run, test_wall_s, suite_wall_s):
+    """Run tests ``run`` (indices, in order) in as many children as crashes and hangs need.
+
+    Returns {index: (outcome, CPU seconds)} for the tests that got a verdict before the pass's
+    suite deadline; raises _Anomaly for an infrastructure failure.
+    """
+    results = {}
+    suite_deadline = time.monotonic() + suite_wall_s
+    position = 0
+    while position < len(run) and time.monotonic() < suite_deadline:
+        board.plan(run, position, suite_deadline, test_wall_s)
+        launcher.spawn()
+        killed_for, status, child_cpu_s = _watch(launcher, board, position, test_wall_s, suite_deadline)
+        current, _, cpu_at_begin, done = board.state()
+        for p in range(position, done):
+            outcome, cpu_s = board.result(run[p])
+            results[run[p]] = (outcome if outcome is not None else "ERROR:MalformedVerdict", cpu_s)
+        setup_error = board.setup_error()
+        if setup_error is not None:
+            raise _Anomaly("child_setup", setup_error)
+        if killed_for == "setup" or (done == position and current is None and killed_for != "suite"):
+            raise _Anomaly("child_setup", f"sandboxed child ended before running test {run[position]} (wait status {status})")
+        if current is not None:
+            verdict = "TIMEOUT" if killed_for in ("test", "suite") else _death_verdict(status)
+            results[current] = (verdict, max(0.0, child_cpu_s - cpu_at_begin))
+            done += 1
+        if killed_for == "suite":
+            break
+        position = done
+    return results
+
+
+def _run_suite(launcher, board, request, limits, config):
+    """(outcome strings, CPU seconds per test); a wall-clock TIMEOUT under the CPU budget is confirmed once."""
+    tests = request["tests"]
+    n = len(tests)
+    board.load(request["code"], tests)
+    results = _run_pass(launcher, board, list(range(n)), limits["test_wall_s"], limits["suite_wall_s"])
+    unreached = ("TIMEOUT", 0.0)  # a test the suite deadline left unstarted
+    unsure = [i for i in range(n) if results.get(i, unreached)[0] == "TIMEOUT"
+              and results.get(i, unreached)[1] < _CPU_BACKED * limits["test_cpu_s"]]
+    if unsure:
+        factor = config["timeout_confirm_factor"]
+        results.update(_run_pass(launcher, board, unsure, factor * limits["test_wall_s"], factor * limits["suite_wall_s"]))
+    outcomes = [results.get(i, unreached)[0] for i in range(n)]
+    cpu = [round(results.get(i, unreached)[1], 6) for i in range(n)]
+    return outcomes, cpu
+
+
+def _start(config):
+    """Isolate, plan, say hello, warm up, fork the launcher: everything before the first suite."""
+    if config.get("cpu") is not None:
+        try:
+            os.sched_setaffinity(0, {config["cpu"]})  # inherited by the launcher and every child
+        except OSError:
+            pass  # the CPU went away: run unpinned
+    scratch_root = config["scratch_root"]
+    read_paths = list(config["read_paths"]) + [p for p in sys.path if p and os.path.exists(p)]
+    read_paths.append(os.path.dirname(os.path.realpath(sys.executable)))
+    seccomp = sandbox_seccomp_programs(config["disabled"])  # before the PID namespace: see seccomp.py
+    active, missing, proc_fd = sandbox_isolate_server(scratch_root, read_paths, config["disabled"])
+    os.chdir("/")
+    uid = sandbox_worker_uid(config) if config["drop_uid"] else os.getuid()
+    plan, child_active, child_missing = sandbox_child_plan(
+        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, config["limits"], seccomp, config["disabled"])
+    config = dict(config, drop_uid=plan["drop_uid"])
+    active = sorted(set(active) | set(child_active))
+    missing.update(child_missing)
+    for name in active:
+        missing.pop(name, None)
+    owner = (uid, uid) if plan["drop_uid"] else (os.getuid(), os.getgid())
+    scratch = SandboxScratch(os.path.join(scratch_root, "suite"), config["limits"], owner,
+                             mounts="fresh_scratch" in active)
+    scratch.fresh()
+    hello = {"protections": active, "missing": missing, "python": sys.version.split()[0], "pid": os.getpid(),
+             "uid": owner[0]}
+    for name in _WARM_IMPORTS:
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    sandbox_prepare_server(scratch.path, _on_timer)
+    board = _Board(config["board_tests"], config["board_bytes"])
+    gc.freeze()  # keep the server's objects out of the children's collections: fewer copy-on-write faults
+    sys_libc.malloc_trim(0)  # hand set-up's freed heap back: every fork copies the page table of what stays
+    launcher = _Launcher(board, config, plan, scratch.path, proc_fd)  # before any suite is read: see launcher.py
+    return config, hello, scratch, board, launcher
+
+
+def serve(config):
+    """Fork-server main loop: start, then one suite per request until stdin closes or an anomaly retires it."""
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "wb")
+    devnull = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    sys.dont_write_bytecode = True
+    sys.argv = ["-c"]  # what code under `python -c` (the study's runner) sees
+    sys.modules["pytest"] = pytest  # noqa: F821 - `import pytest` in a test gets the shim
+    try:
+        config, hello, scratch, board, launcher = _start(config)
+    except _Anomaly as exc:
+        replies.write((json.dumps({"start_error": f"{exc.kind}: {exc}"}) + "\n").encode())
+        replies.flush()
+        return
+    replies.write((json.dumps({"hello": hello}) + "\n").encode())
+    replies.flush()
+    for line in requests:
+        request = json.loads(line)
+        try:
+            scratch.fresh()
+            outcomes, cpu = _run_suite(launcher, board, request, config["limits"], config)
+            launcher.check()
+            reply = {"outcomes": outcomes, "cpu_s": cpu}
+        except _Anomaly as exc:
+            reply = {"infra_error": str(exc), "kind": exc.kind, "retire": True}
+        except Exception as exc:  # noqa: BLE001 - reported to the host, never cached
+            reply = {"infra_error": f"{type(exc).__name__}: {exc}", "kind": "harness", "retire": True}
+        replies.write((json.dumps(reply) + "\n").encode())
+        replies.flush()
+        if reply.get("retire"):
+            break
+    launcher.close()
