@@ -43,7 +43,6 @@ def test_every_task_agrees_with_its_validation_reference() -> None:
     assert not failures, "\n".join(failures[:20])
 
 
-@pytest.mark.xfail(reason="the content branches add [validation] to every task; this passes once they are merged")
 def test_every_task_has_a_validation_table() -> None:
     missing = [t.path for t in _tasks() if t.validation is None]
     assert not missing, f"{len(missing)} tasks without [validation], e.g. {missing[:5]}"
