@@ -67,7 +67,7 @@ def test_one_spelling_for_the_same_thing_everywhere() -> None:
                 assert "-o" in action.option_strings, prog
             if "--data" in action.option_strings:
                 assert action.metavar == "DIR|bundled|hub", prog
-        assert "--quiet" in visible or prog in {"execretrieval", "execretrieval oracle", "execretrieval models",
+        assert "--quiet" in visible or prog in {"execretrieval", "execretrieval oracle", "execretrieval models", "execretrieval hub",
                                                 "execretrieval oracle selfcheck", "execretrieval oracle cache-export",
                                                 "execretrieval oracle cache-import"}, prog
         assert {"-v", "--verbose"} <= {s for a in parser._actions for s in a.option_strings}, prog

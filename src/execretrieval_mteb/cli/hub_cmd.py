@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import add_data
+from .options import add_data, add_quiet
 
 HELP = "Release on the Hugging Face Hub: stage the release folder, push it as one commit, pin the commit."
 
@@ -22,7 +22,8 @@ HELP = "Release on the Hugging Face Hub: stage the release folder, push it as on
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="hub_command", metavar="ACTION", required=True)
 
-    stage = sub.add_parser("stage", help="write the release folder: data, configs, card, results, SHA256SUMS")
+    stage = sub.add_parser("stage", help="write the release folder: data, configs, card, results, SHA256SUMS",
+                         description=_describe("write the release folder: data, configs, card, results, SHA256SUMS"))
     stage.add_argument("dir", type=Path, metavar="DIR", help="the release folder to write (replaces an earlier one)")
     add_data(stage)
     stage.add_argument("--results", type=Path, metavar="RESULTS_DIR", default=None,
@@ -31,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     stage.add_argument("--repo-id", default=None, metavar="ORG/NAME",
                        help="the Hub repository the card's examples name (default: the pinned release's)")
 
-    push = sub.add_parser("push", help="upload a staged release as one commit (a dry run without --yes)")
+    push = sub.add_parser("push", help="upload a staged release as one commit (a dry run without --yes)",
+                        description=_describe("upload a staged release as one commit (a dry run without --yes)"))
     push.add_argument("dir", type=Path, metavar="DIR", help="a folder made by `execretrieval hub stage`")
     push.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="the Hub dataset repository")
     push.add_argument("--branch", default="main", metavar="B", help="the branch to commit to (default main; created if missing)")
@@ -41,15 +43,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     push.add_argument("--pin", action="store_true",
                       help="with --yes: write the new commit into the package's release file (as `hub pin`)")
 
-    pin = sub.add_parser("pin", help="make a pushed commit the release the task pins (dataset/release.json)")
+    pin = sub.add_parser("pin", help="make a pushed commit the release the task pins (dataset/release.json)",
+                       description=_describe("make a pushed commit the release the task pins (dataset/release.json)"))
     pin.add_argument("revision", metavar="SHA", help="the commit (a tag or branch is resolved to its commit)")
     pin.add_argument("--repo-id", default=None, metavar="ORG/NAME", help="the Hub repository (default: the pinned release's)")
     pin.add_argument("--release-file", type=Path, default=None, metavar="PATH",
                      help="write this release file instead (default: $EXECRETRIEVAL_RELEASE or the package's)")
 
-    stats = sub.add_parser("stats", help="recompute mteb's descriptive statistics shipped with the task")
+    stats = sub.add_parser("stats", help="recompute mteb's descriptive statistics shipped with the task",
+                         description=_describe("recompute mteb's descriptive statistics shipped with the task"))
     add_data(stats)
     stats.add_argument("--check", action="store_true", help="only check that the shipped file is current")
+    for each in (stage, push, pin, stats):
+        add_quiet(each)
+
+
+def _describe(summary: str) -> str:
+    return summary[0].upper() + summary[1:] + "."
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,7 +76,8 @@ def _stage(args: argparse.Namespace) -> int:
         print(f"  results: {row.model}")
     for note in staged.notes:
         print(f"  left out: {note}", file=sys.stderr)
-    print("next: execretrieval hub push DIR --repo-id ORG/NAME (a dry run; add --yes to push)")
+    if not args.quiet:
+        print("next: execretrieval hub push DIR --repo-id ORG/NAME (a dry run; add --yes to push)", file=sys.stderr)
     return 0
 
 
@@ -81,7 +92,7 @@ def _push(args: argparse.Namespace) -> int:
         print("nothing was written; add --yes to push these files as one commit")
         return 0
     result = push(args.dir, args.repo_id, branch=args.branch, tag=args.tag, message=args.message)
-    for change in result.changes:
+    for change in () if args.quiet else result.changes:
         if change.status != "unchanged":
             print(f"  {change.status:<7}  {change.path}")
     for note in result.notes:
@@ -92,8 +103,8 @@ def _push(args: argparse.Namespace) -> int:
 
         release, path = pin(args.repo_id, result.sha)
         print(f"pinned {release.repo_id}@{release.revision} in {path}")
-    else:
-        print(f"pin it with: execretrieval hub pin {result.sha} --repo-id {args.repo_id}")
+    elif not args.quiet:
+        print(f"pin it with: execretrieval hub pin {result.sha} --repo-id {args.repo_id}", file=sys.stderr)
     return 0
 
 

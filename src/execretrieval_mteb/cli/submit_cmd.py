@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import add_output
+from .options import add_output, add_quiet
 
 HELP = ("Package a results folder for MTEB's results repository (validated with mteb) and the static leaderboard "
         "(OUT/leaderboard/index.html); only results on the official release are accepted.")
@@ -18,16 +18,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output(parser, None, "the submission folder (several submissions can share one: the site collects their rows)")
     parser.add_argument("-m", "--model", dest="models", action="append", metavar="NAME",
                         help="submit only this model (mteb's model name, repeatable; default: every model in the folder)")
+    add_quiet(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..leaderboard.submit import submit
 
     done = submit(args.results, args.output, set(args.models) if args.models else None)
-    for result in done.mteb:
+    for result in () if args.quiet else done.mteb:
         print(f"mteb: {result.path.relative_to(done.out)} (dataset revision {result.dataset_revision}, "
               f"main score {result.main_score:.4f})")
-    for row in done.rows:
+    for row in () if args.quiet else done.rows:
         print(f"leaderboard row: {row.model} exec@1 {row.metrics.get('exec_at_1', float('nan')):.3f}"
               + (" with intervals" if row.intervals else ""))
     for note in done.notes:
