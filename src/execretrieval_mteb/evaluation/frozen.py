@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ExecRetrievalError
-from .model_report import FrozenScores, ModelIdentity
+from .model_report import FrozenScores, ModelIdentity, identity_from_record, identity_record
 from .ranking import Ranking
 
 FORMAT_VERSION = 1
@@ -75,10 +75,7 @@ def save_frozen(path: Path, frozen: FrozenEmbeddings) -> None:
     frozen.check(str(path))
     header = {
         "format_version": FORMAT_VERSION,
-        "model": frozen.model.name,
-        "revision": frozen.model.revision,
-        "prompts": dict(frozen.model.prompts),
-        "similarity": frozen.model.similarity,
+        **identity_record(frozen.model),
         "normalized": bool(np.allclose(np.linalg.norm(frozen.corpus, axis=1), 1.0, atol=1e-3)),
         "dataset_fingerprint": frozen.dataset_fingerprint,
     }
@@ -107,10 +104,7 @@ def load_frozen(path: Path) -> FrozenEmbeddings:
         with np.load(path, allow_pickle=False) as data:
             header: dict[str, Any] = json.loads(data["header"].item())
             frozen = FrozenEmbeddings(
-                model=ModelIdentity(
-                    name=header["model"], revision=header.get("revision"), prompts=header.get("prompts") or {},
-                    similarity=header.get("similarity"),
-                ),
+                model=identity_from_record(header),
                 dataset_fingerprint=header["dataset_fingerprint"],
                 query_ids=tuple(str(i) for i in data["query_ids"]),
                 corpus_ids=tuple(str(i) for i in data["corpus_ids"]),

@@ -11,6 +11,7 @@ canonical-vs-mutant gap of every query) use it, and say what they could not comp
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +31,18 @@ class ModelIdentity:
     """Prompt type (``query``/``document``) -> the prefix or instruction put before the text."""
     similarity: str | None = None
     """``cosine``, ``dot`` or ``bm25``."""
+
+
+def identity_record(identity: ModelIdentity) -> dict[str, Any]:
+    """The identity as the files record it (evaluation report, frozen matrices, ``dataset.json``)."""
+    return {"model": identity.name, "revision": identity.revision, "prompts": dict(identity.prompts),
+            "similarity": identity.similarity}
+
+
+def identity_from_record(blob: Mapping[str, Any]) -> ModelIdentity:
+    """The inverse of ``identity_record`` (missing prompts or similarity read as unknown)."""
+    return ModelIdentity(name=str(blob["model"]), revision=blob.get("revision"), prompts=blob.get("prompts") or {},
+                         similarity=blob.get("similarity"))
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..dataset.io import BuiltDataset
 from ..errors import ExecRetrievalError
+from .model_report import ModelIdentity, identity_from_record
 from .ranking import Ranking
 from .results_folder import PREDICTION_DATASET_FILE
 
@@ -86,10 +88,29 @@ def check_join(path: Path, predictions: Predictions, dataset: BuiltDataset) -> N
             raise PredictionsError(f"{path}: query {qid} ranks snippet {stray[0]}, absent from the corpus; {fix}")
 
 
-def _recorded_fingerprint(path: Path) -> str | None:
-    """The fingerprint ``run`` recorded beside a predictions file (None when there is no readable record)."""
+def _record(path: Path) -> dict[str, Any]:
+    """What ``run`` recorded beside a predictions file (empty when there is no readable record)."""
     try:
-        fingerprint = json.loads(path.read_text(encoding="utf-8")).get("fingerprint")
-    except (OSError, ValueError, AttributeError):
-        return None
+        blob = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return blob if isinstance(blob, dict) else {}
+
+
+def _recorded_fingerprint(path: Path) -> str | None:
+    fingerprint = _record(path).get("fingerprint")
     return fingerprint if isinstance(fingerprint, str) and fingerprint else None
+
+
+def identity_of_predictions(path: Path, predictions: Predictions) -> ModelIdentity:
+    """The model behind a predictions file: its name and revision, plus the prompts and similarity
+    ``run`` recorded beside it for that very model (mteb's predictions file carries neither)."""
+    bare = ModelIdentity(name=predictions.model_name, revision=predictions.model_revision)
+    recorded = _record(Path(path).parent / PREDICTION_DATASET_FILE).get("model")
+    if not isinstance(recorded, dict):
+        return bare
+    try:
+        identity = identity_from_record(recorded)
+    except (KeyError, TypeError, ValueError):
+        return bare
+    return identity if (identity.name, identity.revision) == (bare.name, bare.revision) else bare

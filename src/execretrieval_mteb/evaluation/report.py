@@ -21,7 +21,7 @@ from typing import Any
 from ..dataset.io import BuiltDataset, write_text_atomic
 from ..errors import ExecRetrievalError
 from .metric_names import DEPTH
-from .model_report import ModelIdentity, ModelReport
+from .model_report import ModelReport, identity_from_record, identity_record
 from .pipeline import Evaluation
 from .ranking import Ranking, TieGroup
 from .scoring import PerQueryScores
@@ -67,10 +67,7 @@ def report_json(evaluation: Evaluation, dataset: BuiltDataset) -> dict[str, Any]
         })
     return {
         "schema_version": SCHEMA_VERSION,
-        "model": report.model.name,
-        "revision": report.model.revision,
-        "prompts": dict(report.model.prompts),
-        "similarity": report.model.similarity,
+        **identity_record(report.model),
         "dataset": {"fingerprint": report.dataset_fingerprint, "revision": report.dataset_revision},
         "n_queries": len(report.query_ids),
         "depth": DEPTH,
@@ -111,12 +108,8 @@ def read_report(path: Path) -> ModelReport:
             for key, value in row["metrics"].items():
                 values.setdefault(key, {})[qid] = float(value)
         query_ids = tuple(row["query_id"] for row in blob["per_query"])
-        identity = ModelIdentity(
-            name=blob["model"], revision=blob.get("revision"), prompts=blob.get("prompts") or {},
-            similarity=blob.get("similarity"),
-        )
         return ModelReport(
-            model=identity,
+            model=identity_from_record(blob),
             dataset_fingerprint=blob["dataset"]["fingerprint"],
             dataset_revision=blob["dataset"]["revision"],
             query_ids=query_ids,

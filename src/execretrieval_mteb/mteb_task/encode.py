@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dataset.io import write_text_atomic
 from ..evaluation.frozen import FrozenEmbeddings, save_frozen
-from ..evaluation.model_report import ModelIdentity
+from ..evaluation.model_report import ModelIdentity, identity_record
 from ..evaluation.results_folder import ResultsFolder, model_slug
 from .data_source import SPLIT
 from .task import ExecRetrieval
@@ -119,7 +119,8 @@ def encode(model: Any, task: ExecRetrieval, folder: ResultsFolder, *, batch_size
     fingerprint = task.fingerprint or ""
     write_text_atomic(
         folder.prediction_dataset(slug),
-        json.dumps({"fingerprint": fingerprint, "revision": task.metadata.revision}, indent=1, sort_keys=True) + "\n",
+        json.dumps({"fingerprint": fingerprint, "revision": task.metadata.revision,
+                    "model": identity_record(identity)}, indent=1, sort_keys=True) + "\n",
     )
     frozen = runner.frozen(identity, fingerprint) if isinstance(runner, RecordingEncoder) else None
     if frozen is not None:
