@@ -22,8 +22,7 @@ HELP = "Release on the Hugging Face Hub: stage the release folder, push it as on
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="hub_command", metavar="ACTION", required=True)
 
-    stage = sub.add_parser("stage", help="write the release folder: data, configs, card, results, SHA256SUMS",
-                         description=_describe("write the release folder: data, configs, card, results, SHA256SUMS"))
+    stage = _action(sub, "stage", "write the release folder: data, configs, card, results, SHA256SUMS")
     stage.add_argument("dir", type=Path, metavar="DIR", help="the release folder to write (replaces an earlier one)")
     add_data(stage)
     stage.add_argument("--results", type=Path, metavar="RESULTS_DIR", default=None,
@@ -32,8 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     stage.add_argument("--repo-id", default=None, metavar="ORG/NAME",
                        help="the Hub repository the card's examples name (default: the pinned release's)")
 
-    push = sub.add_parser("push", help="upload a staged release as one commit (a dry run without --yes)",
-                        description=_describe("upload a staged release as one commit (a dry run without --yes)"))
+    push = _action(sub, "push", "upload a staged release as one commit (a dry run without --yes)")
     push.add_argument("dir", type=Path, metavar="DIR", help="a folder made by `execretrieval hub stage`")
     push.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="the Hub dataset repository")
     push.add_argument("--branch", default="main", metavar="B", help="the branch to commit to (default main; created if missing)")
@@ -43,23 +41,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     push.add_argument("--pin", action="store_true",
                       help="with --yes: write the new commit into the package's release file (as `hub pin`)")
 
-    pin = sub.add_parser("pin", help="make a pushed commit the release the task pins (dataset/release.json)",
-                       description=_describe("make a pushed commit the release the task pins (dataset/release.json)"))
+    pin = _action(sub, "pin", "make a pushed commit the release the task pins (dataset/release.json)")
     pin.add_argument("revision", metavar="SHA", help="the commit (a tag or branch is resolved to its commit)")
     pin.add_argument("--repo-id", default=None, metavar="ORG/NAME", help="the Hub repository (default: the pinned release's)")
     pin.add_argument("--release-file", type=Path, default=None, metavar="PATH",
                      help="write this release file instead (default: $EXECRETRIEVAL_RELEASE or the package's)")
 
-    stats = sub.add_parser("stats", help="recompute mteb's descriptive statistics shipped with the task",
-                         description=_describe("recompute mteb's descriptive statistics shipped with the task"))
+    stats = _action(sub, "stats", "recompute mteb's descriptive statistics shipped with the task")
     add_data(stats)
     stats.add_argument("--check", action="store_true", help="only check that the shipped file is current")
-    for each in (stage, push, pin, stats):
-        add_quiet(each)
 
 
-def _describe(summary: str) -> str:
-    return summary[0].upper() + summary[1:] + "."
+def _action(sub: argparse._SubParsersAction, name: str, summary: str) -> argparse.ArgumentParser:
+    """A hub action: ``summary`` is its line in ``hub -h`` and, as a sentence, its description."""
+    parser = sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
+    add_quiet(parser)
+    return parser
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,8 +11,8 @@ canonical-vs-mutant gap of every query) use it, and say what they could not comp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 

@@ -17,7 +17,7 @@ from ..dataset.io import BuiltDataset
 from ..dataset.release import dataset_revision
 from .metric_names import DEPTH, K_VALUES
 from .model_report import ModelIdentity, ModelReport
-from .predictions import Predictions, PredictionsError, check_join, identity_of_predictions, read_predictions
+from .predictions import Predictions, PredictionsError, check_join, read_predictions
 from .ranking import Ranking
 from .scoring import score_rankings
 from .verdicts import CheckedPairs, check_pairs, passing_from_verdicts
@@ -68,8 +68,7 @@ def evaluate_predictions(
     """Score an ``ExecRetrieval_predictions.json`` (refused unless it joins ``dataset`` exactly)."""
     predictions = read_predictions(path)
     check_join(path, predictions, dataset)
-    identity = model or identity_of_predictions(path, predictions)
-    return evaluate_rankings(dataset, identity, predictions.rankings, **options)  # type: ignore[arg-type]
+    return evaluate_rankings(dataset, model or predictions.model, predictions.rankings, **options)  # type: ignore[arg-type]
 
 
 def evaluate_prediction_files(paths: Sequence[Path], dataset: BuiltDataset, **options: object) -> list[Evaluation]:
@@ -79,14 +78,14 @@ def evaluate_prediction_files(paths: Sequence[Path], dataset: BuiltDataset, **op
     for path in paths:
         predictions = read_predictions(path)
         check_join(path, predictions, dataset)
-        twin = next((p for p, other in loaded if other.model_name == predictions.model_name), None)
+        twin = next((p for p, other in loaded if other.model.name == predictions.model.name), None)
         if twin is not None:
-            raise PredictionsError(f"{path}: predictions of {predictions.model_name}, like {twin} (one evaluation "
+            raise PredictionsError(f"{path}: predictions of {predictions.model.name}, like {twin} (one evaluation "
                                    "file per model); pass one of them")
         loaded.append((path, predictions))
     return [
-        evaluate_rankings(dataset, identity_of_predictions(path, p), p.rankings, **options)  # type: ignore[arg-type]
-        for path, p in loaded
+        evaluate_rankings(dataset, p.model, p.rankings, **options)  # type: ignore[arg-type]
+        for _, p in loaded
     ]
 
 

@@ -31,11 +31,12 @@ class PredictionsError(ExecRetrievalError):
 
 @dataclass(frozen=True)
 class Predictions:
-    """A model's name and revision as MTEB recorded them, and one ranking per query."""
+    """The model (name and revision as MTEB recorded them; prompts and similarity when ``run`` recorded
+    them beside the file), one ranking per query, and the dataset fingerprint ``run`` recorded (if any)."""
 
-    model_name: str
-    model_revision: str | None
+    model: ModelIdentity
     rankings: dict[str, Ranking]
+    dataset_fingerprint: str | None = None
 
 
 def read_predictions(path: Path, subset: str = "default", split: str = "test") -> Predictions:
@@ -61,7 +62,11 @@ def read_predictions(path: Path, subset: str = "default", split: str = "test") -
         if bad:
             raise PredictionsError(f"{path}: query {qid} has a score of {bad[0]}; the model produced non-finite "
                                    "similarities, re-encode it in a wider dtype (e.g. bf16 or fp32)")
-    return Predictions(model_name=str(meta["model_name"]), model_revision=meta.get("revision"), rankings=rankings)
+    model = ModelIdentity(name=str(meta["model_name"]), revision=meta.get("revision"))
+    record = _run_record(Path(path).parent / PREDICTION_DATASET_FILE)
+    fingerprint = record.get("fingerprint")
+    return Predictions(model=_recorded_identity(record, model), rankings=rankings,
+                       dataset_fingerprint=fingerprint if isinstance(fingerprint, str) and fingerprint else None)
 
 
 def check_join(path: Path, predictions: Predictions, dataset: BuiltDataset) -> None:
@@ -70,7 +75,7 @@ def check_join(path: Path, predictions: Predictions, dataset: BuiltDataset) -> N
     corpus = {c.corpus_id for c in dataset.corpus}
     ranked = set(predictions.rankings)
     fix = f"score it against the dataset it was computed on (--data) or rerun the model on {dataset.root}"
-    recorded = _recorded_fingerprint(Path(path).parent / PREDICTION_DATASET_FILE)
+    recorded = predictions.dataset_fingerprint
     if recorded is not None and recorded != dataset.fingerprint:
         raise PredictionsError(f"{path}: computed on another dataset (fingerprint {recorded[:12]} in "
                                f"{PREDICTION_DATASET_FILE}, this one {dataset.fingerprint[:12]}); {fix}")
@@ -88,7 +93,7 @@ def check_join(path: Path, predictions: Predictions, dataset: BuiltDataset) -> N
             raise PredictionsError(f"{path}: query {qid} ranks snippet {stray[0]}, absent from the corpus; {fix}")
 
 
-def _record(path: Path) -> dict[str, Any]:
+def _run_record(path: Path) -> dict[str, Any]:
     """What ``run`` recorded beside a predictions file (empty when there is no readable record)."""
     try:
         blob = json.loads(path.read_text(encoding="utf-8"))
@@ -97,20 +102,13 @@ def _record(path: Path) -> dict[str, Any]:
     return blob if isinstance(blob, dict) else {}
 
 
-def _recorded_fingerprint(path: Path) -> str | None:
-    fingerprint = _record(path).get("fingerprint")
-    return fingerprint if isinstance(fingerprint, str) and fingerprint else None
-
-
-def identity_of_predictions(path: Path, predictions: Predictions) -> ModelIdentity:
-    """The model behind a predictions file: its name and revision, plus the prompts and similarity
-    ``run`` recorded beside it for that very model (mteb's predictions file carries neither)."""
-    bare = ModelIdentity(name=predictions.model_name, revision=predictions.model_revision)
-    recorded = _record(Path(path).parent / PREDICTION_DATASET_FILE).get("model")
+def _recorded_identity(record: dict[str, Any], model: ModelIdentity) -> ModelIdentity:
+    """``model`` with the prompts and similarity ``run`` recorded for that very model (name and revision)."""
+    recorded = record.get("model")
     if not isinstance(recorded, dict):
-        return bare
+        return model
     try:
         identity = identity_from_record(recorded)
     except (KeyError, TypeError, ValueError):
-        return bare
-    return identity if (identity.name, identity.revision) == (bare.name, bare.revision) else bare
+        return model
+    return identity if (identity.name, identity.revision) == (model.name, model.revision) else model

@@ -3,7 +3,7 @@
     leaderboard.md, leaderboard.json                 every model evaluated into the folder on this dataset
     mteb/results/<org__model>/<revision>/ExecRetrieval.json   MTEB's own result files
     predictions/<org__model>/ExecRetrieval_predictions.json   per-query scores (MTEB's format)
-    predictions/<org__model>/dataset.json            which dataset those predictions were computed on
+    predictions/<org__model>/dataset.json            the dataset they were computed on, the model's prompts and similarity
     embeddings/<org__model>.npz                      frozen query and corpus embeddings (dense models)
     embeddings/<org__model>.stacked.npz              the same queries with the stacked mutants (run --stacked)
     evaluation/<org__model>.json                     per-query metrics and top k with each test's outcome
