@@ -1,10 +1,12 @@
 """A build's bytes do not depend on how busy the machine is.
 
-The fixture holds ``prime_factorization``, whose mutant ``n % p != 0`` spends about the whole build
-CPU budget on one test (it times out on some runs, not on others): selection must refuse it on
-either run. Busy loops (three per CPU, as many as "six on two cores") load the machine for the
-second build; wall-clock deadlines then pass long before CPU budgets, which the oracle must not
-turn into different verdicts.
+The fixture holds ``sum_below_cap``, whose two guard mutants spend one to two build CPU budgets on
+one test (quiet, some runs time out and some finish near the limit; both are the one rejection
+``slow``, so the report does not depend on which), and ``prime_factorization``, five of whose mutants
+loop forever. Every other candidate stays well under the near-limit line (no test above 20 ms),
+as the content guide asks of real tasks. Busy loops (three per CPU, as many as "six on two cores")
+load the machine for the second build; wall-clock deadlines then pass long before CPU budgets,
+which the oracle must not turn into different verdicts.
 """
 
 from __future__ import annotations
@@ -40,6 +42,6 @@ def test_a_build_under_cpu_load_is_byte_identical_to_a_quiet_one(tmp_path: Path)
     assert loaded.sums == quiet.sums
     assert (tmp_path / "loaded" / "SHA256SUMS").read_bytes() == (tmp_path / "quiet" / "SHA256SUMS").read_bytes()
     for result in (quiet, loaded):
-        assert result.report["counts"]["queries"] == 2
-        assert result.report["candidates"]["near_limit"] + result.report["candidates"]["timeout"] >= 1
+        assert result.report["counts"]["queries"] == 3
+        assert result.report["candidates"]["slow"] >= 1
         assert result.report["candidates"]["oracle_not_judged"] == 0

@@ -52,7 +52,7 @@ def inputs(rng):
 """
 
 
-def test_judge_tells_survivor_crash_only_timeout_and_wrong_output_apart() -> None:
+def test_judge_tells_survivor_crash_only_slow_and_wrong_output_apart() -> None:
     codes = {
         "wrong": "def f(n):\n    return n + 1\n",
         "equivalent": "def f(n):\n    return n + 0\n",
@@ -64,7 +64,7 @@ def test_judge_tells_survivor_crash_only_timeout_and_wrong_output_apart() -> Non
     assert judge(results["wrong"]) is None
     assert judge(results["equivalent"]) is Rejection.SURVIVOR  # no agreement run: not yet equivalent or live
     assert judge(results["crash"]) is Rejection.CRASH_ONLY
-    assert judge(results["hang"]) is Rejection.TIMEOUT
+    assert judge(results["hang"]) is Rejection.SLOW
     assert check_mutants([results["equivalent"]]) == ["mutant 1 passes every test"]
     assert check_mutants([results["crash"]])[0].startswith("mutant 1 fails only by crashing (ERROR:ZeroDivisionError)")
     assert check_canonical(results["wrong"], tests) == [

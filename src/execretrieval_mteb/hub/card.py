@@ -209,7 +209,7 @@ def _built(inputs: CardInputs) -> str:
             )
         candidates = report.get("candidates") or {}
         if candidates:
-            keys = [k for k in ("enumerated", "executed", "accepted", "equivalent", "crash_only", "timeout")
+            keys = [k for k in ("enumerated", "executed", "accepted", "equivalent", "crash_only", "slow")
                     if isinstance(candidates.get(k), int)]
             out.append("Candidate mutants: " + ", ".join(f"{candidates[k]:,} {k.replace('_', '-')}" for k in keys) + ".\n")
         settings = report.get("settings") or {}
