@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..oracle.outcomes import OutcomeKind, SuiteResult
+from ..oracle.outcomes import SuiteResult
 from .selection import MUTANTS_PER_TASK, Rejection, Verdict, judge
 from .validation_check import Agreement
 
@@ -209,10 +209,6 @@ def check_mutants(
     if len(results) > 1 and len({r.failed_tests for r in results}) == 1 and not reasons:
         reasons.append(f"all {len(results)} mutants fail the identical set of tests; add tests that tell them apart")
     return reasons
-
-
-def has_timeout(result: SuiteResult) -> bool:
-    return any(o.kind is OutcomeKind.TIMEOUT for o in result.outcomes)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..dataset.schema import BugType
-from ..oracle.outcomes import OutcomeKind, SuiteResult
+from ..oracle.outcomes import SuiteResult
 from .mutation import Mutant
 from .validation_check import Agreement
 
@@ -99,9 +99,7 @@ def judge(
     """
     if result.infra_error is not None or (agreement is not None and agreement.error is not None):
         return Rejection.INFRA_ERROR
-    if result.near_limit or any(o.kind is OutcomeKind.TIMEOUT for o in result.outcomes) or (
-        agreement and agreement.timeouts
-    ):
+    if result.near_limit or result.timed_out or (agreement and agreement.timeouts):
         return Rejection.SLOW
     if result.passed:
         if agreement is None:

@@ -33,7 +33,6 @@ from .gates import (
     check_corpus_integrity,
     check_mutants,
     check_schema,
-    has_timeout,
 )
 from .sweeps import CrossResult, Sweep, cross_canonical_pairs
 from .validation_check import raises_tests
@@ -226,7 +225,7 @@ def _execute(
                 )
             elif (
                 tuple(cached) != result.outcomes
-                and not has_timeout(result)
+                and not result.timed_out
                 and not any(o.kind is OutcomeKind.TIMEOUT for o in cached)
             ):
                 cache_problems.append(

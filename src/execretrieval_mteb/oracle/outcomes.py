@@ -194,6 +194,11 @@ class SuiteResult:
         return frozenset(i for i, o in enumerate(self.outcomes) if not o.passed)
 
     @property
+    def timed_out(self) -> bool:
+        """Some test is TIMEOUT (with ``near_limit``, what makes a verdict depend on machine speed)."""
+        return any(o.kind is OutcomeKind.TIMEOUT for o in self.outcomes)
+
+    @property
     def has_wrong_output(self) -> bool:
         return any(o.is_wrong_output for o in self.outcomes)
 
