@@ -240,7 +240,7 @@ def test_the_sandbox_program_also_confines_when_started_unprivileged() -> None:
                                                   "import socket\nsocket.socket()"]})
     done = subprocess.run(
         ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-         *sandbox_command(find_interpreter(world_readable=True).path, json.dumps(config))],
+         *sandbox_command(find_interpreter(world_readable=True).path, config)],
         input=request + "\n", capture_output=True, text=True, timeout=60, cwd="/",
     )
     shutil.rmtree(scratch)

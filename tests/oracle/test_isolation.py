@@ -316,6 +316,14 @@ def test_a_child_finds_no_earlier_suite_in_the_memory_it_inherits(pair: Oracle) 
     assert result.outcome_strings() == ["pass", "pass"], result
 
 
+def test_a_child_inherits_a_launcher_that_never_held_the_server_or_a_suite(pair: Oracle) -> None:
+    """The launcher is a fresh interpreter running the launcher's modules only: none of the fork
+    server's code (which reads the suites) is in the memory a child inherits."""
+    probe = ("import __main__\nassert callable(__main__._run_tests) and callable(__main__.launcher_main)",
+             "import __main__\nassert not hasattr(__main__, 'serve') and not hasattr(__main__, '_run_suite')")
+    assert pair._pool.servers[0].run(Suite(CODE, probe)).outcome_strings() == ["pass", "pass"]
+
+
 # -- 8. metadata of the host ----------------------------------------------------------------------
 
 def test_nothing_outside_the_allow_list_can_be_named_or_watched(pair: Oracle, tmp_path: Path) -> None:
@@ -362,3 +370,20 @@ def test_a_launcher_found_altered_is_replaced_and_the_suite_rerun(pair: Oracle, 
     assert result.judged and result.outcome_strings() == ["pass", "pass"]  # rerun on a fresh worker
     assert server.replaced == replaced + 1 and launcher_pid(server) != target
     assert_benign_verdicts(server)
+
+
+def test_a_launcher_altered_in_the_middle_of_a_batch_costs_no_other_suite_its_verdict(pair: Oracle) -> None:
+    """Suites reach a server in batches: the ones before the altered suite keep their verdicts, that
+    one is rerun, and the rest of the batch follows it to the fresh worker."""
+    server = pair._pool.servers[1]
+    target, replaced = launcher_pid(server), server.replaced
+    suites = [suite for suite, _ in BENIGN] + [Suite(CODE, ("import time\ntime.sleep(0.6)", "assert f(1) == 2"))]
+    suites += [suite for suite, _ in BENIGN]
+    timer = threading.Timer(0.3, _renice, (target, server.uid))
+    timer.start()
+    results = server.run_many(suites)
+    timer.join()
+    expected = [verdicts for _, verdicts in BENIGN] + [["pass", "pass"]] + [verdicts for _, verdicts in BENIGN]
+    assert [result.outcome_strings() for result in results] == expected
+    assert all(result.judged for result in results)
+    assert server.replaced == replaced + 1 and launcher_pid(server) != target

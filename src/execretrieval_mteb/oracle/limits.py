@@ -12,9 +12,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-ORACLE_VERSION = "2"
+ORACLE_VERSION = "3"
 """Bump when a change to the sandbox program can change a verdict: it invalidates the cache.
-2: wall-clock TIMEOUTs confirmed, a uid per worker, libseccomp rules (more calls denied)."""
+2: wall-clock TIMEOUTs confirmed, a uid per worker, libseccomp rules (more calls denied).
+3: the launcher is a fresh interpreter, so a test starts 3 frames shallower (one that recursed to
+within 3 frames of the recursion limit now passes)."""
 
 TIMEOUT_CONFIRM_FACTOR = 2.0
 """A test stopped by a wall-clock budget before using its CPU budget is run again with this many

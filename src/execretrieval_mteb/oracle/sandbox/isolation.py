@@ -11,8 +11,10 @@ Stages:
    PID and mount namespaces; a new root holding only the allow-listed paths and the scratch root,
    every mount read-only but a small tmpfs at the scratch root.
 2. ``sandbox_child_plan`` prepares, once, what the launcher and the children apply: the uid of
-   this worker, the Landlock ruleset, the seccomp programs.
-3. ``sandbox_prepare_server`` sets, once, what children inherit (stdio, signals, environment).
+   this worker, the Landlock ruleset, the seccomp programs. The plan is plain data: the
+   launcher is a fresh interpreter (``launcher.py``), which readies it (``sandbox_ready_plan``).
+3. ``sandbox_launcher_environment`` and ``sandbox_prepare_launcher`` set, once, what children
+   inherit (environment, signals); stdio is the server's /dev/null.
 4. ``sandbox_confine_launcher`` confines, once, the launcher that forks every suite's child:
    rlimits, the worker's own uid, Landlock, the launcher's seccomp program. The launcher is the
    first process of the worker's PID namespace, so nothing outside the worker can name it or its
@@ -241,22 +243,21 @@ def sandbox_seccomp_programs(disabled=()):
 def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, seccomp, disabled=()):
     """What the launcher and each child will apply, prepared once in the server: (plan, active, {name: why missing}).
 
-    The Landlock ruleset (read-only allow-list, read/write below ``scratch_root``) is built here and
-    enforced by the launcher, whose children inherit it; the seccomp programs (``seccomp``, from
-    ``sandbox_seccomp_programs``, or why there are none) are readied here, the launcher installs its
-    own and each child adds its own, with its pid in it. Granting the whole
-    scratch root is as tight as granting the suite's own directory, because each worker has its
-    own scratch root and runs one suite at a time in a fresh tmpfs. Disabling any Landlock (or
-    seccomp) layer skips all of them.
+    The plan is JSON-able: the launcher receives it on its command line. The Landlock ruleset
+    (read-only allow-list, read/write below ``scratch_root``) is built here and its descriptor
+    handed to the launcher, which enforces it and whose children inherit it; the seccomp programs
+    (``seccomp``, from ``sandbox_seccomp_programs``, or why there are none) are checked here and
+    passed as hex, the launcher installs its own and each child adds its own, with its pid in it.
+    Granting the whole scratch root is as tight as granting the suite's own directory, because each
+    worker has its own scratch root and runs one suite at a time in a fresh tmpfs. Disabling any
+    Landlock (or seccomp) layer skips all of them.
     """
     disabled = set(disabled)
     if "unprivileged_uid" in disabled or "uid_per_worker" in disabled:
         drop_uid = False
     active = ["rlimits", "cpu_time_limit", "wall_deadline", "process_group_kill", "launcher_check", "clean_launcher"]
     missing = {}
-    plan = {"drop_uid": drop_uid, "uid": uid, "landlock_ruleset": None, "seccomp": None,
-            "pdeathsig": sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL),
-            "cpu_timer": SysCpuTimer(limits["test_cpu_s"], signal.SIGPROF)}
+    plan = {"drop_uid": drop_uid, "uid": uid, "landlock_ruleset": None, "seccomp": None}
     if drop_uid:
         active += ["unprivileged_uid", "uid_per_worker"]
     else:
@@ -291,7 +292,8 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, seccomp,
     try:
         if isinstance(seccomp, str):
             raise OSError(0, seccomp)
-        plan["seccomp"] = seccomp_prepare(seccomp)
+        seccomp_prepare(seccomp)  # raises if libseccomp put the pid sentinel astray
+        plan["seccomp"] = [program.hex() for program in seccomp]
         active += list(SANDBOX_SECCOMP_LAYERS) + ["no_new_privs"]
     except OSError as exc:
         missing.update({name: exc.strerror or str(exc) for name in SANDBOX_SECCOMP_LAYERS})
@@ -300,28 +302,44 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, seccomp,
     return plan, sorted(set(active)), missing
 
 
-def sandbox_prepare_server(scratch_dir, timer_handler):
-    """Once, in the fork server: what children may simply inherit, so that a fork stays cheap.
+def sandbox_ready_plan(plan, limits):
+    """In the launcher, once: the plan with what must live in the launcher's own memory made ready
+    (seccomp buffers, the CPU timer's and prctl's arguments), so that a child only uses them."""
+    ready = dict(plan, pdeathsig=sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL),
+                 cpu_timer=SysCpuTimer(limits["test_cpu_s"], signal.SIGPROF))
+    if plan["seccomp"] is not None:
+        ready["seccomp"] = seccomp_prepare([bytes.fromhex(program) for program in plan["seccomp"]])
+    return ready
+
+
+def sandbox_launcher_environment(scratch_dir, hash_seed):
+    """The launcher's environment, which every child inherits: a scratch HOME and TMPDIR, a plain
+    PATH and locale, the host's TZ. ``PYTHONHASHSEED`` (the server's, so that set and dict orders
+    are those of every other worker) is for the launcher's interpreter start only: the launcher
+    removes it from its environment (``sandbox_prepare_launcher``)."""
+    env = {"HOME": scratch_dir, "TMPDIR": scratch_dir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    if os.environ.get("TZ") is not None:
+        env["TZ"] = os.environ["TZ"]
+    if hash_seed is not None:
+        env["PYTHONHASHSEED"] = hash_seed
+    return env
+
+
+def sandbox_prepare_launcher(timer_handler):
+    """Once, in the launcher: what children may simply inherit, so that a fork stays cheap.
 
     Every page a child touches after fork is copied, so per-child work is kept to what must differ
-    per child (process group, CPU limit, seccomp). Inherited: stdio on /dev/null, signal
-    dispositions, the environment. Resource limits are the launcher's (``sandbox_confine_launcher``):
-    the server itself keeps its own, so that no limit meant for the code can hamper its clean-up.
+    per child (process group, CPU limit, seccomp). Inherited: signal dispositions, the environment
+    (``sandbox_launcher_environment``), stdio on /dev/null (the server's). Resource limits are the
+    launcher's (``sandbox_confine_launcher``): the server keeps its own, so that no limit meant for
+    the code can hamper its clean-up.
     """
+    os.environ.pop("PYTHONHASHSEED", None)  # read at start; the code under test does not see it
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes raise OSError(EFBIG) instead of killing
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
     for sig in (signal.SIGPROF, signal.SIGALRM):  # the per-test timers (armed only in children)
         signal.signal(sig, timer_handler)
-    devnull = os.open("/dev/null", os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    os.close(devnull)
-    tz = os.environ.get("TZ")
-    os.environ.clear()
-    os.environ.update({"HOME": scratch_dir, "TMPDIR": scratch_dir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
-    if tz is not None:
-        os.environ["TZ"] = tz
 
 
 def _set_limit(res, soft, hard):

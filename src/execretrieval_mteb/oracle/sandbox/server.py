@@ -3,10 +3,11 @@
 Sandbox-side module: stdlib only and no package imports, because its source text is
 concatenated (last) into the sandbox program (see ``program.py``). It uses the names defined by
 the sources placed before it (``sandbox_*``, ``SandboxScratch``, ``_Board``, ``_Launcher``,
-``_Anomaly``, ``_on_timer``, the pytest shim).
+``_Anomaly``). It runs no test itself: its launcher, a fresh interpreter, forks the children.
 
-Protocol with the host: one JSON line per request on stdin (``{"code", "tests"}``), one JSON line
-per reply on stdout: ``{"outcomes": [...], "cpu_s": [...]}``, or ``{"infra_error": "...", "kind":
+Protocol with the host: one JSON line per request on stdin (``{"code", "tests", "more"}``), one JSON
+line per reply on stdout, sent when the request did not say ``more`` (the host sends suites in
+batches and wakes once per batch): ``{"outcomes": [...], "cpu_s": [...]}``, or ``{"infra_error": "...", "kind":
 "...", "retire": true}`` after an anomaly, when the server exits and the host starts a fresh one
 (its launcher can only be replaced clean by a new server: see ``launcher.py``). The first reply
 line is a hello (``{"hello": {...}}``) naming the active protections.
@@ -22,7 +23,6 @@ of the suite, by a fresh child with ``timeout_confirm_factor`` times the wall bu
 times out again is TIMEOUT.
 """
 
-import gc
 import json
 import os
 import signal
@@ -30,23 +30,14 @@ import sys
 import time
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
-    from .child import _Board, _on_timer
+    from .child import _Board
     from .isolation import (
-        SandboxScratch, sandbox_child_plan, sandbox_isolate_server, sandbox_prepare_server, sandbox_seccomp_programs,
-        sandbox_worker_uid,
+        SandboxScratch, sandbox_child_plan, sandbox_isolate_server, sandbox_seccomp_programs, sandbox_worker_uid,
     )
     from .launcher import _Anomaly, _Launcher
-    from .syscalls import sys_libc
 except ImportError:
     pass
 
-_WARM_IMPORTS = (
-    "math", "collections", "heapq", "bisect", "itertools", "functools", "operator", "re", "string",
-    "datetime", "calendar", "fractions", "json", "copy",
-)
-"""Imported once by the server so that each forked child finds them loaded (the stdlib the tasks use).
-A short list: a bigger server makes every fork dearer. Not ``threading`` nor anything importing
-``random``: their at-fork handlers would run in every child."""
 _RECHECK_S = 0.02  # how often the server looks at a child that is between tests
 _KILL_GRACE_S = 0.5  # after a test's wall budget, the in-child timer gets this long to report TIMEOUT itself
 _SETUP_BUDGET_S = 5.0  # a child that has not started its first test by then is an infrastructure failure
@@ -147,7 +138,7 @@ def _run_suite(launcher, board, request, limits, config):
 
 
 def _start(config):
-    """Isolate, plan, say hello, warm up, fork the launcher: everything before the first suite."""
+    """Isolate, plan, say hello, start the launcher: everything before the first suite."""
     if config.get("cpu") is not None:
         try:
             os.sched_setaffinity(0, {config["cpu"]})  # inherited by the launcher and every child
@@ -173,16 +164,13 @@ def _start(config):
     scratch.fresh()
     hello = {"protections": active, "missing": missing, "python": sys.version.split()[0], "pid": os.getpid(),
              "uid": owner[0]}
-    for name in _WARM_IMPORTS:
-        try:
-            __import__(name)
-        except ImportError:
-            pass
-    sandbox_prepare_server(scratch.path, _on_timer)
+    devnull = os.open("/dev/null", os.O_RDWR)  # the launcher and its children inherit these
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
     board = _Board(config["board_tests"], config["board_bytes"])
-    gc.freeze()  # keep the server's objects out of the children's collections: fewer copy-on-write faults
-    sys_libc.malloc_trim(0)  # hand set-up's freed heap back: every fork copies the page table of what stays
-    launcher = _Launcher(board, config, plan, scratch.path, proc_fd)  # before any suite is read: see launcher.py
+    # before any suite is read: see launcher.py. LAUNCHER_CODE: the launcher's modules, compiled by SERVER_BOOTSTRAP
+    launcher = _Launcher(board, config, plan, scratch.path, proc_fd, LAUNCHER_CODE)  # noqa: F821
     return config, hello, scratch, board, launcher
 
 
@@ -194,9 +182,7 @@ def serve(config):
     for fd in (0, 1):
         os.dup2(devnull, fd)
     os.close(devnull)
-    sys.dont_write_bytecode = True
-    sys.argv = ["-c"]  # what code under `python -c` (the study's runner) sees
-    sys.modules["pytest"] = pytest  # noqa: F821 - `import pytest` in a test gets the shim
+    config = dict(config, hash_seed=os.environ.get("PYTHONHASHSEED"))  # the launcher starts with the same
     try:
         config, hello, scratch, board, launcher = _start(config)
     except _Anomaly as exc:
@@ -217,7 +203,9 @@ def serve(config):
         except Exception as exc:  # noqa: BLE001 - reported to the host, never cached
             reply = {"infra_error": f"{type(exc).__name__}: {exc}", "kind": "harness", "retire": True}
         replies.write((json.dumps(reply) + "\n").encode())
-        replies.flush()
         if reply.get("retire"):
             break
+        if not request.get("more"):
+            replies.flush()
+    replies.flush()
     launcher.close()

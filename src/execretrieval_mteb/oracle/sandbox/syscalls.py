@@ -67,7 +67,7 @@ class SysCpuTimer:
         self._event = ctypes.create_string_buffer(struct.pack("=qii", 0, signo, self._SIGEV_SIGNAL), 64)
         value = ctypes.create_string_buffer(struct.pack("=qqqq", 0, 0, whole, int((seconds - whole) * 1e9)), 32)
         zero, self._old = ctypes.create_string_buffer(32), (ctypes.c_longlong * 4)()
-        self._create, self._settime = sys_libc.timer_create, sys_libc.timer_settime
+        self._create, self._settime, self._delete = sys_libc.timer_create, sys_libc.timer_settime, sys_libc.timer_delete
         self._create_args = (ctypes.c_int(self._CLOCK_PROCESS_CPUTIME_ID), self._event, ctypes.byref(self._id))
         self._arm_args = (self._id, ctypes.c_int(0), value, self._old)
         self._stop_args = (self._id, ctypes.c_int(0), zero, self._old)
@@ -75,6 +75,10 @@ class SysCpuTimer:
     def create(self):
         """In the process to be timed; raises OSError."""
         sys_check(self._create(*self._create_args))
+
+    def delete(self):
+        """Delete the timer made by ``create`` (a forked child makes its own: timers are not inherited)."""
+        self._delete(self._id)
 
     def arm(self):
         """Start (or restart) the countdown of ``seconds`` of this process's CPU time; returns the CPU
