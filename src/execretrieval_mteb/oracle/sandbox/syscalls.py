@@ -1,8 +1,8 @@
 """The one libc handle the sandbox-side modules share, with errno turned into ``OSError``.
 
 Sandbox-side module: stdlib only and no package imports, because its source text is concatenated
-(first) into the sandbox program (see ``program.py``). Names starting with ``sys_`` are its
-interface.
+(right after the pytest shim) into the sandbox programs (see ``program.py``). Names starting with
+``sys_`` are its interface.
 """
 
 import ctypes
