@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from execretrieval_mteb.oracle.api import Oracle
 from execretrieval_mteb.oracle.outcomes import Suite
-from execretrieval_mteb.oracle.program import BOOTSTRAP, find_interpreter, sandbox_source
+from execretrieval_mteb.oracle.program import BOOTSTRAP, INTERPRETER_FLAGS, find_interpreter, sandbox_source
 from reference_runner import run_suite_reference
 
 _FORK_LOOP = sandbox_source("pytest_shim.py") + r'''
@@ -133,7 +133,7 @@ def fork_ceiling(suites: list[Suite], workers: int) -> tuple[float, int]:
             with open(path, "w") as fh:
                 json.dump([{"code": s.code, "tests": list(s.tests)} for s in suites[w::workers]], fh)
             # compiled by exec, like the sandbox program: a -c module's syntax tree would stay alive
-            procs.append(subprocess.Popen([interpreter, "-S", "-s", "-B", "-c", BOOTSTRAP, _FORK_LOOP, path],
+            procs.append(subprocess.Popen([interpreter, *INTERPRETER_FLAGS, "-c", BOOTSTRAP, _FORK_LOOP, path],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
         cpus = sorted(os.sched_getaffinity(0))
         if workers == len(cpus) > 1:  # pinned one per CPU, as the oracle's workers are

@@ -20,7 +20,9 @@ import sys
 from dataclasses import dataclass
 from importlib import resources
 
-LAUNCHER_MODULES = ("pytest_shim.py", "syscalls.py", "landlock.py", "seccomp.py", "isolation.py", "child.py", "launcher.py")
+LAUNCHER_MODULES = (
+    "pytest_shim.py", "syscalls.py", "landlock.py", "seccomp.py", "isolation.py", "child.py", "launcher.py",
+)
 """The launcher's modules of the ``sandbox`` folder in dependency order (each is stdlib-only and uses
 the ones before it): everything a suite's child runs, and nothing of the server."""
 
@@ -50,6 +52,11 @@ systemd hands to containers and its own reserved ones, so no account or containe
 _FALLBACK_INTERPRETERS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
 _MIN_VERSION = (3, 11)
 
+
+INTERPRETER_FLAGS = ("-S", "-s", "-B", "-P")
+"""The sandbox interpreter's flags, the fork server's and its launcher's alike (no site, no user
+site, no bytecode written, no script directory on ``sys.path``): the code under test sees the
+``sys.flags`` and ``sys.path`` of the one interpreter the cache salt names."""
 
 BOOTSTRAP = 'import sys; exec(compile(sys.argv[1], "<sandbox>", "exec"))'
 """What ``-c`` runs for a one-part program: it compiles the program passed as the next argument and runs it.
@@ -118,14 +125,14 @@ def sandbox_command(interpreter: str, config: dict[str, object]) -> list[str]:
     """argv that starts a fork server with its ``config`` (JSON-able), to which it adds how the
     server starts its launcher (``launcher_command``)."""
     config = dict(config, launcher_command=launcher_command(interpreter))
-    return [interpreter, "-S", "-s", "-B", "-P", "-c", SERVER_BOOTSTRAP, launcher_program(), server_program(),
+    return [interpreter, *INTERPRETER_FLAGS, "-c", SERVER_BOOTSTRAP, launcher_program(), server_program(),
             json.dumps(config)]
 
 
 def launcher_command(interpreter: str) -> list[str]:
     """argv that starts a launcher, but what its fork server appends (the memfd with the compiled
     launcher modules and the launcher's spec, and its size)."""
-    return [interpreter, "-S", "-s", "-B", "-P", "-c", LAUNCHER_BOOTSTRAP, ",".join(WARM_IMPORTS)]
+    return [interpreter, *INTERPRETER_FLAGS, "-c", LAUNCHER_BOOTSTRAP, ",".join(WARM_IMPORTS)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,7 +74,7 @@ def launcher_main(spec):
     board = None
     try:
         board = _Board(spec["board_tests"], spec["board_bytes"], spec["board_fd"])
-        sys.argv = ["-c"]  # what code under `python -c` (the study's runner) sees; frees this program's text
+        sys.argv = ["-c"]  # what code under `python -c` (the study's runner) sees
         sys.modules["pytest"] = pytest  # `import pytest` in a test gets the shim
         plan = sandbox_ready_plan(spec["plan"], spec["limits"])
         sandbox_prepare_launcher(_on_timer)
@@ -88,7 +88,7 @@ def launcher_main(spec):
 def _launcher_loop(requests_fd, answers_fd, board, limits, plan, scratch_dir):
     """The launcher's loop; ends (exit 0) when the server closes its end of the request pipe."""
     sandbox_confine_launcher(plan, limits)
-    low = 3  # the board's memfd and the Landlock ruleset go
+    low = 3  # the board's and the program's memfds and the Landlock ruleset go
     for fd in sorted((requests_fd, answers_fd)):
         os.closerange(low, fd)
         low = fd + 1

@@ -164,9 +164,8 @@ def _start(config):
     scratch.fresh()
     hello = {"protections": active, "missing": missing, "python": sys.version.split()[0], "pid": os.getpid(),
              "uid": owner[0]}
-    devnull = os.open("/dev/null", os.O_RDWR)  # the launcher and its children inherit these
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
+    devnull = os.open("/dev/null", os.O_RDWR)
+    os.dup2(devnull, 2)  # set-up is done: stderr too (``serve`` did stdin, stdout); the launcher inherits all three
     os.close(devnull)
     board = _Board(config["board_tests"], config["board_bytes"])
     # before any suite is read: see launcher.py. LAUNCHER_CODE: the launcher's modules, compiled by SERVER_BOOTSTRAP
