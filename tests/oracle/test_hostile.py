@@ -18,6 +18,7 @@ from execretrieval_mteb.oracle.limits import Limits
 from execretrieval_mteb.oracle.outcomes import InfraErrorKind, Suite
 from execretrieval_mteb.oracle.program import SANDBOX_UID_BASE
 from execretrieval_mteb.oracle.protections import Protection
+from execretrieval_mteb.oracle.selfcheck import Canary, run_quick
 
 CODE = "def f(x):\n    return x + 1\n"
 NEXT_TEST = "assert f(1) == 2"
@@ -167,6 +168,26 @@ def test_strict_mode_runs_when_everything_is_active() -> None:
     with Oracle(workers=1, strict=True) as strict:
         assert set(strict.protections) == set(Protection)
         assert strict.canary_results and all(r.ok for r in strict.canary_results)
+
+
+def test_the_start_up_self_check_names_each_canary_a_missing_layer_lets_through() -> None:
+    """The quick canaries share suites at start (``run_quick``): each keeps its own verdict."""
+    with pytest.warns(RuntimeWarning, match="self-check failed"):
+        with Oracle(workers=2, disabled={Protection.SECCOMP}) as weak:
+            broken = {r.canary.name for r in weak.canary_results if not r.ok}
+            legitimate_ok = all(r.ok for r in weak.canary_results if r.canary.must_pass)
+    assert {"udp_socket", "fork", "exec_program", "signal_parent"} <= broken  # what only seccomp stops
+    assert not broken & {"write_outside_scratch", "read_outside_allow_list", "runs_as_root", "allocate_10gb"}
+    assert legitimate_ok
+
+
+def test_a_quick_canary_that_times_out_fails_the_self_check() -> None:
+    """In a shared suite a hang would leave the next canaries unreached (TIMEOUT): never a pass."""
+    chosen = [Canary("spins", "while True:\n    pass", must_pass=False), Canary("fine", "assert True", must_pass=True)]
+    with Oracle(workers=1, limits=Limits(test_cpu_s=0.1)) as short:
+        spins, fine = run_quick(chosen, 1, short._pool.run)
+    assert not spins.ok and spins.infra_error == "a quick canary timed out"
+    assert fine.ok
 
 
 def test_host_scratch_root_is_private(oracle: Oracle) -> None:

@@ -26,7 +26,7 @@ from .outcomes import Suite, SuiteResult
 from .pool import ForkServerPool, SandboxInfo, SandboxStartError
 from .program import DEFAULT_READ_PATHS
 from .protections import ALL_PROTECTIONS, Protection
-from .selfcheck import CanaryResult, canaries, judge
+from .selfcheck import CanaryResult, canaries, run_quick
 
 
 class OracleUnavailableError(ExecRetrievalError):
@@ -89,8 +89,7 @@ class Oracle:
                 self._pool.close()
                 why = "; ".join(f"{p.value} ({info.missing.get(p.value, 'not available')})" for p in missing)
                 raise OracleUnavailableError(f"strict mode: missing protection(s): {why}")
-            chosen = canaries(quick_only=True)
-            self.canary_results = judge(chosen, self._pool.run([c.suite for c in chosen]))
+            self.canary_results = run_quick(canaries(quick_only=True), len(self._pool.servers), self._pool.run)
             broken = [r for r in self.canary_results if not r.ok]
             if broken:
                 why = "; ".join(f"{r.canary.name} gave {r.verdict}" for r in broken)

@@ -12,11 +12,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-ORACLE_VERSION = "3"
+ORACLE_VERSION = "4"
 """Bump when a change to the sandbox program can change a verdict: it invalidates the cache.
 2: wall-clock TIMEOUTs confirmed, a uid per worker, libseccomp rules (more calls denied).
 3: the launcher is a fresh interpreter, so a test starts 3 frames shallower (one that recursed to
-within 3 frames of the recursion limit now passes)."""
+within 3 frames of the recursion limit now passes).
+4: a test is stopped right at the end of its CPU budget (read exactly), no longer up to two ticks after it."""
 
 TIMEOUT_CONFIRM_FACTOR = 2.0
 """A test stopped by a wall-clock budget before using its CPU budget is run again with this many
@@ -27,8 +28,8 @@ NEAR_LIMIT_FRACTION = 0.75
 (``SuiteResult.near_limit``): a slower or busier machine could change its verdict. On the
 build's 0.1 s budget (75 ms line) no test or generated input of the 1,009 tasks' candidates uses
 between 30 and 150 ms of CPU: builds with the budget scaled by 0.4 and by 2 are byte-identical
-to the normal one (``benchmarks/build_cpu_margin.py``). CPU time is counted to within a
-scheduler tick (4 ms) and varies by up to a third between quiet runs, more under load when a test
+to the normal one (``benchmarks/build_cpu_margin.py``). CPU time is counted exactly (``_cpu_now`` in
+``sandbox/child.py``) but varies by up to a third between quiet runs, more under load when a test
 is memory-bound, so that margin, not the line, keeps the build's verdicts machine-independent."""
 
 

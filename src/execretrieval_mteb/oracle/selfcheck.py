@@ -1,16 +1,17 @@
 """Canary snippets that prove the sandbox holds: hostile ones must not pass, legitimate ones must.
 
-Each canary is a one-test suite whose test *succeeds* only if the hostile action worked, so a
-contained canary has any verdict but ``pass``. The quick canaries run whenever an ``Oracle``
-starts; ``execretrieval oracle selfcheck`` also runs the slow ones (timeouts).
+Each canary is a test that *succeeds* only if the hostile action worked, so a contained canary
+has any verdict but ``pass``. The quick canaries run whenever an ``Oracle`` starts, a few suites
+of several canaries each (``run_quick``); ``execretrieval oracle selfcheck`` also runs the slow
+ones (timeouts), each as a suite of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .outcomes import Suite, SuiteResult, TestOutcome
+from .outcomes import OutcomeKind, Suite, SuiteResult, TestOutcome
 
 _MARKER = "/tmp/execretrieval-oracle-canary"
 
@@ -98,3 +99,29 @@ def judge(chosen: Sequence[Canary], results: Sequence[SuiteResult]) -> list[Cana
         CanaryResult(c, r.outcomes[0] if r.outcomes else None, r.infra_error)
         for c, r in zip(chosen, results, strict=True)
     ]
+
+
+def run_quick(chosen: Sequence[Canary], groups: int, run: Callable[[list[Suite]], list[SuiteResult]]) -> list[CanaryResult]:
+    """Run quick canaries as ``groups`` suites (one per worker), each canary one test of them.
+
+    The tests of a suite share a process, so the modules they import load once (measured: the
+    start-up's self-check takes 12 ms instead of 28). Quick canaries end within milliseconds: one
+    that times out (or is left unreached by a suite's deadline, also TIMEOUT) fails the check
+    rather than counting as contained.
+    """
+    if any(not c.quick for c in chosen):
+        raise ValueError("only quick canaries share suites: a slow one could leave the others unreached")
+    buckets: dict[tuple[str, int], list[int]] = {}
+    for i, canary in enumerate(chosen):
+        buckets.setdefault((canary.code, i % max(1, groups)), []).append(i)
+    keys = list(buckets)
+    results = run([Suite(code, tuple(chosen[i].test for i in buckets[(code, g)])) for code, g in keys])
+    judged: list[CanaryResult | None] = [None] * len(chosen)
+    for key, result in zip(keys, results, strict=True):
+        for position, i in enumerate(buckets[key]):
+            outcome = result.outcomes[position] if result.outcomes else None
+            if outcome is not None and outcome.kind is OutcomeKind.TIMEOUT:
+                judged[i] = CanaryResult(chosen[i], None, "a quick canary timed out")
+            else:
+                judged[i] = CanaryResult(chosen[i], outcome, result.infra_error)
+    return judged  # type: ignore[return-value]

@@ -12,7 +12,6 @@ verdict and the CPU time each test used on the board, which the fork server watc
 """
 
 import marshal
-import mmap
 import os
 import re
 import signal
@@ -21,6 +20,7 @@ import time
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
     from .isolation import sandbox_confine_child
+    from .syscalls import sys_map_shared, sys_unmap
 except ImportError:
     pass
 
@@ -28,21 +28,45 @@ _OUTCOME = re.compile(r"pass|TIMEOUT|FAIL(:[\w.|]+)?|ERROR:[\w.|]+")
 
 
 # Captured before any untrusted code runs, so that a test rebinding os._exit/time.* cannot stop the harness.
-_exit, _monotonic, _cpu_time = os._exit, time.monotonic, time.process_time
+_exit, _monotonic, _cpu_time, _sched_yield = os._exit, time.monotonic, time.process_time, os.sched_yield
 
 
 class _SandboxTimeout(BaseException):
     """Raised by the interval timers inside a test; not an Exception, so ``except Exception`` misses it."""
 
 
+def _cpu_now():
+    """This process's CPU seconds, exact. While a process CPU timer is armed (the early alarm,
+    RLIMIT_CPU) the kernel serves the process clock from a sum it updates only at scheduler ticks
+    and switches (measured: reads up to 4 ms behind); a yield is a switch, to this same process
+    when no other waits for the CPU, and costs about half a microsecond."""
+    _sched_yield()
+    return _cpu_time()
+
+
+_EARLY_ALARM_S = 0.03  # how far ahead of the CPU budget's end ITIMER_PROF rings (see _arm)
+
+
 class _TimerState:
     armed = False
+    cpu_deadline = 0.0  # the process CPU clock at which the running test's CPU budget ends
+    wall_deadline = 0.0  # the monotonic time at which its wall budget ends
 
 
 def _on_timer(signum, frame):
-    if _TimerState.armed:
-        _TimerState.armed = False
-        raise _SandboxTimeout()
+    """Raise ``_SandboxTimeout`` in the running test once its CPU or wall budget is spent; until
+    then, set the wall timer to ring again when the rest of the CPU budget could at the earliest
+    be spent (time spent waiting for a CPU does not count)."""
+    if not _TimerState.armed:
+        return
+    wall_left = _TimerState.wall_deadline - _monotonic()
+    if wall_left > 0:
+        cpu_left = _TimerState.cpu_deadline - _cpu_now()
+        if cpu_left > 0:
+            signal.setitimer(signal.ITIMER_REAL, min(cpu_left, wall_left))
+            return
+    _TimerState.armed = False
+    raise _SandboxTimeout()
 
 
 def _type_name(name):
@@ -65,13 +89,22 @@ def _classify(exc):
     return "ERROR:" + _type_name(type(exc).__name__)
 
 
-def _arm(cpu_timer, wall_s):
-    """Start the test's CPU and wall timers (replacing what is left of the last test's); returns
-    the CPU seconds the last armed test used."""
-    used = cpu_timer.arm()
-    signal.setitimer(signal.ITIMER_REAL, max(wall_s, 0.001))
+def _arm(cpu_s, now, wall_s):
+    """Start the test's budgets of ``cpu_s`` CPU seconds and ``wall_s`` wall seconds (replacing
+    what is left of the last test's timers); returns the process CPU clock at the start.
+
+    Two interval timers, no clock of their own: the wall timer (exact) rings when the CPU budget
+    could at the earliest be spent, which for a process on one CPU is never late; ITIMER_PROF
+    (process CPU time, but counted in whole scheduler ticks, so a little off either way) rings
+    ``_EARLY_ALARM_S`` early, for threads running on several CPUs at once. Either way
+    ``_on_timer`` reads the exact clock before it raises.
+    """
+    started = _cpu_now()
+    _TimerState.cpu_deadline, _TimerState.wall_deadline = started + cpu_s, now + wall_s
+    signal.setitimer(signal.ITIMER_PROF, max(cpu_s - min(_EARLY_ALARM_S, cpu_s / 4), 0.001))
+    signal.setitimer(signal.ITIMER_REAL, max(min(cpu_s, wall_s), 0.001))
     _TimerState.armed = True
-    return used
+    return started
 
 
 def _disarm():
@@ -110,7 +143,7 @@ class _Board:
             fd = os.memfd_create("board", os.MFD_CLOEXEC)
             os.ftruncate(fd, size)
         self.fd = fd
-        self.mem = mmap.mmap(fd, size)
+        self.mem = sys_map_shared(fd, size)
         self._payload_len = 0
         self._suite = None
 
@@ -175,12 +208,12 @@ class _Board:
         struct.pack_into("=i", self.mem, 24, len(data))
 
 
-def _run_tests(board, cpu_timer):
+def _run_tests(board, cpu_s):
     """Run the listed tests in fresh namespaces over the same code, posting each verdict as it lands.
 
-    A test's CPU time is what its CPU countdown used, learnt when the next test re-arms the timer
-    (or the timer stops after the last): no clock is read per test. The timer signals already lead
-    to ``_on_timer``: the launcher installed it (``sandbox_prepare_launcher``).
+    A test's CPU time is the process CPU clock's advance from its start to the next test's (or to
+    the end): one clock read per test. The timer signals already lead to ``_on_timer``: the
+    launcher installed it (``sandbox_prepare_launcher``). ``cpu_s``: each test's CPU budget.
     """
     code_text, tests, run, position, suite_deadline, test_wall_s = board.suite()
     try:
@@ -188,8 +221,8 @@ def _run_tests(board, cpu_timer):
         code_error = None
     except BaseException as exc:  # noqa: BLE001 - SyntaxError, or ValueError for NUL bytes
         code, code_error = None, "ERROR:" + _type_name(type(exc).__name__)
-    cpu_at_begin = _cpu_time()  # of the next test: this process's CPU seconds so far, give or take the harness's
-    timed = None  # the last test the CPU timer was armed for
+    cpu_at_begin = _cpu_now()  # of the next test: this process's CPU seconds so far
+    timed = None  # the last test the timers were armed for
     for position in range(position, len(run)):
         i = run[position]
         now = _monotonic()
@@ -200,10 +233,10 @@ def _run_tests(board, cpu_timer):
         else:
             namespace = {"__name__": "__main__", "pytest": pytest}  # noqa: F821 - the shim
             try:
-                used = _arm(cpu_timer, min(test_wall_s, remaining))
+                started = _arm(cpu_s, now, min(test_wall_s, remaining))
                 if timed is not None:
-                    board.cpu(timed, used)
-                    cpu_at_begin += used
+                    board.cpu(timed, started - cpu_at_begin)
+                cpu_at_begin = started
                 board.begin(i, position, now, cpu_at_begin)
                 timed = i
                 try:
@@ -217,7 +250,7 @@ def _run_tests(board, cpu_timer):
                 outcome = _classify(exc)
         board.finish(i, position, outcome)
     if timed is not None:
-        board.cpu(timed, cpu_timer.stop())
+        board.cpu(timed, _cpu_now() - cpu_at_begin)
 
 
 _WARM_UP_CODE = (
@@ -237,7 +270,7 @@ _WARM_UP = (  # (test, the verdict the runner must give): every path of the runn
 _WARM_UP_ROUNDS = 10  # past the interpreter's warm-up counts (a function is specialised after 8 calls)
 
 
-def child_warm_up(cpu_timer):
+def child_warm_up(cpu_s):
     """Run a built-in suite through the test runner, in the launcher, before its first fork.
 
     CPython 3.11 specialises bytecode in place: the first calls of a function write into its code
@@ -251,19 +284,18 @@ def child_warm_up(cpu_timer):
     """
     board = _Board(len(_WARM_UP), 1 << 12)
     tests = tuple(test for test, _ in _WARM_UP)
-    cpu_timer.create()
     try:
         for _ in range(_WARM_UP_ROUNDS):
             board.load(_WARM_UP_CODE, tests)
             board.plan(range(len(tests)), 0, _monotonic() + 60.0, 60.0)
-            _run_tests(board, cpu_timer)
+            _run_tests(board, cpu_s)
             verdicts = [board.result(i)[0] for i in range(len(tests))]
             if verdicts != [verdict for _, verdict in _WARM_UP]:
                 raise OSError(0, f"the test runner misjudged its warm-up suite: {verdicts}")
     finally:
-        cpu_timer.delete()
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        board.mem.close()
+        sys_unmap(board.mem)
         os.close(board.fd)
 
 
@@ -275,6 +307,6 @@ def child_main(board, limits, plan):
         board.fail_setup(f"sandbox set-up failed: {type(exc).__name__}: {exc}")
         _exit(70)
     try:
-        _run_tests(board, plan["cpu_timer"])
+        _run_tests(board, limits["test_cpu_s"])
     finally:
         _exit(0)

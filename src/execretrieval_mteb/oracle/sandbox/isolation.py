@@ -29,7 +29,6 @@ changed the directory at all).
 import ctypes
 import math
 import os
-import resource
 import signal
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
@@ -38,7 +37,10 @@ try:  # imported as part of the package (tests, type checkers); in the sandbox p
         landlock_read_write_access, landlock_restrict_self,
     )
     from .seccomp import seccomp_install, seccomp_prepare, seccomp_programs
-    from .syscalls import SysCpuTimer, sys_check, sys_libc, sys_prctl, sys_prctl_args, sys_prctl_prepared
+    from .syscalls import (
+        SYS_RLIM_INFINITY, SYS_RLIMITS, SysLimitReader, sys_check, sys_getrlimit, sys_libc, sys_prctl,
+        sys_prctl_args, sys_prctl_prepared, sys_rlimit_args, sys_rlimit_prepared, sys_setrlimit,
+    )
 except ImportError:
     pass
 
@@ -304,9 +306,8 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, seccomp,
 
 def sandbox_ready_plan(plan, limits):
     """In the launcher, once: the plan with what must live in the launcher's own memory made ready
-    (seccomp buffers, the CPU timer's and prctl's arguments), so that a child only uses them."""
-    ready = dict(plan, pdeathsig=sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL),
-                 cpu_timer=SysCpuTimer(limits["test_cpu_s"], signal.SIGPROF))
+    (seccomp buffers, the CPU rlimit's and prctl's arguments), so that a child only uses them."""
+    ready = dict(plan, pdeathsig=sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL), cpu_limit=_child_cpu_limit(limits))
     if plan["seccomp"] is not None:
         ready["seccomp"] = seccomp_prepare([bytes.fromhex(program) for program in plan["seccomp"]])
     return ready
@@ -342,20 +343,27 @@ def sandbox_prepare_launcher(timer_handler):
         signal.signal(sig, timer_handler)
 
 
-def _set_limit(res, soft, hard):
-    current_hard = resource.getrlimit(res)[1]
-    if current_hard != resource.RLIM_INFINITY:  # only root may raise a hard limit
+def _capped(res, soft, hard):
+    """(soft, hard) lowered to the current hard limit: only root may raise one."""
+    current_hard = sys_getrlimit(res)[1]
+    if current_hard != SYS_RLIM_INFINITY:
         soft, hard = min(soft, current_hard), min(hard, current_hard)
-    resource.setrlimit(res, (soft, hard))
+    return soft, hard
 
 
 def sandbox_launcher_limits(limits):
     """{resource: value} the launcher sets for itself and every child (CPU is set per child)."""
+    r = SYS_RLIMITS
     return {
-        resource.RLIMIT_AS: limits["memory_mb"] << 20, resource.RLIMIT_FSIZE: limits["file_size_mb"] << 20,
-        resource.RLIMIT_NOFILE: limits["open_files"], resource.RLIMIT_NPROC: limits["processes"],
-        resource.RLIMIT_CORE: 0, resource.RLIMIT_MSGQUEUE: 0, resource.RLIMIT_NICE: 0, resource.RLIMIT_RTPRIO: 0,
+        r["AS"]: limits["memory_mb"] << 20, r["FSIZE"]: limits["file_size_mb"] << 20, r["NOFILE"]: limits["open_files"],
+        r["NPROC"]: limits["processes"], r["CORE"]: 0, r["MSGQUEUE"]: 0, r["NICE"]: 0, r["RTPRIO"]: 0,
     }
+
+
+def _child_cpu_limit(limits):
+    """Arguments of the child's CPU rlimit (SIGXCPU at the soft limit), prepared once in the launcher."""
+    cap = int(math.ceil(limits["suite_wall_s"])) + 1
+    return sys_rlimit_args(SYS_RLIMITS["CPU"], *_capped(SYS_RLIMITS["CPU"], cap, cap + 1))
 
 
 def sandbox_confine_launcher(plan, limits):
@@ -367,7 +375,7 @@ def sandbox_confine_launcher(plan, limits):
     OSError if a planned layer fails.
     """
     for res, value in sandbox_launcher_limits(limits).items():
-        _set_limit(res, value, value)
+        sys_setrlimit(res, *_capped(res, value, value))
     if plan["drop_uid"]:
         os.setgroups([])
         os.setresgid(plan["uid"], plan["uid"], plan["uid"])
@@ -383,21 +391,19 @@ def sandbox_confine_launcher(plan, limits):
 def sandbox_confine_child(plan, limits):
     """Confine a freshly forked suite child, before any untrusted code; raises OSError if a layer fails.
 
-    What must differ per child: its own process group, a CPU rlimit counting from zero, its CPU
-    timer (timers are not inherited), the parent-death signal (fork clears it), no inherited
-    descriptors, and seccomp (last, since it forbids ``setpgid``).
+    What must differ per child: its own process group, a CPU rlimit counting from zero, the
+    parent-death signal (fork clears it), no inherited descriptors, and seccomp (last, since it
+    forbids ``setpgid``). The per-test timers are armed by the test runner (``_arm`` in ``child.py``).
     """
     os.setpgid(0, 0)
-    plan["cpu_timer"].create()
-    cpu_cap = int(math.ceil(limits["suite_wall_s"])) + 1
-    _set_limit(resource.RLIMIT_CPU, cpu_cap, cpu_cap + 1)  # SIGXCPU at the soft limit
+    sys_rlimit_prepared(plan["cpu_limit"])
     sys_prctl_prepared(plan["pdeathsig"])
     os.closerange(3, 1 << 16)  # the child reports through shared memory, so no descriptor stays open
     if plan["seccomp"] is not None:
         seccomp_install(plan["seccomp"]["child"], os.getpid())
 
 
-_CHECKED_RLIMITS = tuple(getattr(resource, "RLIMIT_" + name) for name in (
+_CHECKED_RLIMITS = tuple(SYS_RLIMITS[name] for name in (
     "AS", "CPU", "DATA", "FSIZE", "MEMLOCK", "NOFILE", "NPROC", "SIGPENDING", "STACK"))
 """The limits whose change would reach a child. The others cannot: CORE, MSGQUEUE, NICE and RTPRIO
 are already (0, 0) and cannot go lower, the kernel ignores RSS and LOCKS, and RTTIME only bounds
@@ -405,11 +411,11 @@ real-time policies, which RTPRIO 0 forbids. (Each read is a system call of about
 
 
 def sandbox_own_limits():
-    """The resource limits of the calling process that a child inherits and feels. The launcher
-    reads its own after each child: a root server without CAP_SYS_RESOURCE may not read another
-    uid's limits (and /proc/PID/limits costs more), and no child can forge what the launcher reads
-    of itself."""
-    return tuple(map(resource.getrlimit, _CHECKED_RLIMITS))
+    """A function that reads the resource limits of the calling process that a child inherits and
+    feels (as bytes: compare two reads). The launcher reads its own after each child: a root server
+    without CAP_SYS_RESOURCE may not read another uid's limits (and /proc/PID/limits costs more),
+    and no child can forge what the launcher reads of itself."""
+    return SysLimitReader(_CHECKED_RLIMITS).read
 
 
 def sandbox_process_state(pid):

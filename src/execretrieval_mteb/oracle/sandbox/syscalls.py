@@ -44,49 +44,89 @@ def sys_syscall(number, *args):
     return sys_check(sys_libc.syscall(ctypes.c_long(number), *args))
 
 
-class SysCpuTimer:
-    """A POSIX timer on the process CPU clock that sends ``signo`` after ``seconds`` of CPU time.
+SYS_RLIM_INFINITY = (1 << 64) - 1
+SYS_RLIMITS = {
+    "CPU": 0, "FSIZE": 1, "DATA": 2, "STACK": 3, "CORE": 4, "NPROC": 6, "NOFILE": 7, "MEMLOCK": 8, "AS": 9,
+    "SIGPENDING": 11, "MSGQUEUE": 12, "NICE": 13, "RTPRIO": 14,
+}
+"""Resource numbers of Linux's generic table (x86_64, aarch64), by the ``resource`` module's names.
+That module is not imported: it is a shared library, and each one a launcher holds makes every
+fork and every child's exit dearer (five memory areas to copy and tear down; measured the other
+way round: two more such libraries in the launcher, about 3 % fewer suites/s)."""
 
-    Made ready (argument buffers, libc entry points) once in the fork server; each child creates
-    its own (timers are not inherited across fork) and re-arms it per test with one call, which
-    also tells how much of the previous countdown was used: the test's CPU time, with no clock
-    read of its own. Not ITIMER_PROF: that timer counts CPU time in scheduler ticks, each charged
-    whole to whichever process runs when it lands, so on a busy machine a test near its budget was
-    charged time it never used and timed out on some runs only. CLOCK_PROCESS_CPUTIME_ID counts
-    the exact run time; the tick only decides when an expiry is noticed (at most one tick late).
-    """
+_RLIMIT = ctypes.c_ulonglong * 2
+sys_libc.prlimit.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
 
-    _CLOCK_PROCESS_CPUTIME_ID, _SIGEV_SIGNAL = 2, 0
 
-    def __init__(self, seconds, signo):
-        import struct
+def sys_getrlimit(resource):
+    """(soft, hard) limit of this process (``SYS_RLIMITS``); unlimited is ``SYS_RLIM_INFINITY``."""
+    old = _RLIMIT()
+    sys_check(sys_libc.prlimit(0, resource, None, old))
+    return old[0], old[1]
 
-        whole = int(seconds)
-        self.seconds = seconds
-        self._id = ctypes.c_void_p()
-        self._event = ctypes.create_string_buffer(struct.pack("=qii", 0, signo, self._SIGEV_SIGNAL), 64)
-        value = ctypes.create_string_buffer(struct.pack("=qqqq", 0, 0, whole, int((seconds - whole) * 1e9)), 32)
-        zero, self._old = ctypes.create_string_buffer(32), (ctypes.c_longlong * 4)()
-        self._create, self._settime, self._delete = sys_libc.timer_create, sys_libc.timer_settime, sys_libc.timer_delete
-        self._create_args = (ctypes.c_int(self._CLOCK_PROCESS_CPUTIME_ID), self._event, ctypes.byref(self._id))
-        self._arm_args = (self._id, ctypes.c_int(0), value, self._old)
-        self._stop_args = (self._id, ctypes.c_int(0), zero, self._old)
 
-    def create(self):
-        """In the process to be timed; raises OSError."""
-        sys_check(self._create(*self._create_args))
+def sys_rlimit_args(resource, soft, hard):
+    """Arguments that set this process's limit, ready for ``sys_rlimit_prepared`` (see ``sys_prctl_args``)."""
+    return ctypes.c_int(0), ctypes.c_int(resource), _RLIMIT(soft, hard), None
 
-    def delete(self):
-        """Delete the timer made by ``create`` (a forked child makes its own: timers are not inherited)."""
-        self._delete(self._id)
 
-    def arm(self):
-        """Start (or restart) the countdown of ``seconds`` of this process's CPU time; returns the CPU
-        seconds the previous countdown used (``seconds`` if it ran out, or if there was none)."""
-        self._settime(*self._arm_args)
-        return self.seconds - self._old[2] - self._old[3] * 1e-9
+def sys_rlimit_prepared(args):
+    return sys_check(sys_libc.prlimit(*args))
 
-    def stop(self):
-        """Stop the countdown; returns the CPU seconds it used."""
-        self._settime(*self._stop_args)
-        return self.seconds - self._old[2] - self._old[3] * 1e-9
+
+def sys_setrlimit(resource, soft, hard):
+    sys_rlimit_prepared(sys_rlimit_args(resource, soft, hard))
+
+
+class SysLimitReader:
+    """Reads a fixed set of this process's limits into one buffer: one call each, arguments made once."""
+
+    def __init__(self, resources):
+        self._buffer = (ctypes.c_ulonglong * (2 * len(resources)))()
+        base, size = ctypes.addressof(self._buffer), ctypes.sizeof(_RLIMIT)
+        self._prlimit = sys_libc.prlimit
+        self._calls = [(ctypes.c_int(0), ctypes.c_int(res), None, ctypes.c_void_p(base + i * size))
+                       for i, res in enumerate(resources)]
+
+    def read(self):
+        """The limits, as bytes: compare two reads to learn whether any changed."""
+        for args in self._calls:
+            self._prlimit(*args)
+        return bytes(self._buffer)
+
+
+class SysChildrenCpu:
+    """CPU time of this process's reaped children so far (``getrusage(RUSAGE_CHILDREN)``): its
+    growth across one reap is that child's. Not ``os.wait4``: its usage result loads the
+    ``resource`` module (see ``SYS_RLIMITS``)."""
+
+    def __init__(self):
+        self._usage = (ctypes.c_long * 18)()  # struct rusage: two timevals, then 14 counters
+        self._getrusage, self._args = sys_libc.getrusage, (ctypes.c_int(-1), self._usage)
+
+    def microseconds(self):
+        self._getrusage(*self._args)
+        usage = self._usage
+        return (usage[0] + usage[2]) * 1_000_000 + usage[1] + usage[3]
+
+
+_PROT_READ_WRITE, _MAP_SHARED = 0x3, 0x1
+sys_libc.mmap.restype = ctypes.c_void_p
+sys_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+sys_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+
+
+def sys_map_shared(fd, size):
+    """The first ``size`` bytes of file ``fd`` mapped shared, as a ctypes char array (slices,
+    slice assignment and ``struct.pack_into`` work on it as on an ``mmap``): not the ``mmap``
+    module, one shared library less in every fork (see ``SYS_RLIMITS``)."""
+    address = sys_libc.mmap(None, size, _PROT_READ_WRITE, _MAP_SHARED, fd, 0)
+    if address is None or address == ctypes.c_void_p(-1).value:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return (ctypes.c_char * size).from_address(address)
+
+
+def sys_unmap(mapped):
+    """Undo ``sys_map_shared``; ``mapped`` must not be used afterwards."""
+    sys_libc.munmap(ctypes.addressof(mapped), ctypes.sizeof(mapped))
