@@ -24,6 +24,9 @@ class Canary:
     """True for legitimate code that must keep working; False for an attack that must be contained."""
     quick: bool = True
     code: str = ""
+    alone: bool = False
+    """True when the attack, should it work, would disturb the canaries after it in a shared process
+    (a second process running them, a launcher found altered): ``run_quick`` gives it a suite of its own."""
 
     @property
     def suite(self) -> Suite:
@@ -38,17 +41,19 @@ CANARIES: tuple[Canary, ...] = (
     Canary("read_outside_allow_list", "open('/etc/hostname').read()", False),
     Canary("list_root_home", "import os\nos.listdir('/root')", False),
     Canary("runs_as_root", "import os\nassert os.getuid() == 0", False),
-    Canary("fork", "import os\nos.fork()", False),
+    Canary("fork", "import os\nos.fork()", False, alone=True),
     Canary("exec_program", "import subprocess\nsubprocess.run(['/bin/true'], check=True)", False),
     Canary("signal_parent", "import os\nos.kill(os.getppid(), 0)", False),
-    Canary("ptrace_parent", "import ctypes, os\nassert ctypes.CDLL(None).ptrace(16, os.getppid(), 0, 0) == 0", False),
+    Canary("ptrace_parent", "import ctypes, os\nassert ctypes.CDLL(None).ptrace(16, os.getppid(), 0, 0) == 0", False,
+           alone=True),
     Canary("allocate_10gb", "buf = bytearray(10 * 2**30)", False),
     Canary("file_bigger_than_limit", "f = open('big.bin', 'wb', buffering=0)\nf.seek(64 << 20)\nf.write(b'x')", False),
     Canary("threads_work", "import threading\nout = []\nt = threading.Thread(target=out.append, args=(1,))\nt.start(); t.join()\nassert out == [1]", True),
     Canary("lazy_stdlib_imports", "import decimal, fractions, zoneinfo, heapq, bisect, re\nassert str(zoneinfo.ZoneInfo('Europe/Paris'))", True),
     Canary("scratch_is_writable", "open('note.txt', 'w').write('hi')\nassert open('note.txt').read() == 'hi'", True),
     Canary("bounded_recursion", "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\nassert depth(900) == 900", True),
-    Canary("limit_the_launcher", "import os, resource\nresource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (3, 3))", False),
+    Canary("limit_the_launcher", "import os, resource\nresource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (3, 3))", False,
+           alone=True),
     Canary("renice_the_launcher", "import os\nos.setpriority(os.PRIO_PROCESS, os.getppid(), 19)", False, quick=False),
     Canary("renice_every_process_of_the_uid", "import os\nos.setpriority(os.PRIO_USER, 0, 19)", False, quick=False),
     Canary("pin_the_launcher", "import os\nos.sched_setaffinity(os.getppid(), {0})", False, quick=False),
@@ -102,18 +107,24 @@ def judge(chosen: Sequence[Canary], results: Sequence[SuiteResult]) -> list[Cana
 
 
 def run_quick(chosen: Sequence[Canary], groups: int, run: Callable[[list[Suite]], list[SuiteResult]]) -> list[CanaryResult]:
-    """Run quick canaries as ``groups`` suites (one per worker), each canary one test of them.
+    """Run quick canaries as ``groups`` suites (one per worker), each canary one test of them, but
+    those marked ``alone``, which get a suite each.
 
     The tests of a suite share a process, so the modules they import load once (measured: the
-    start-up's self-check takes 12 ms instead of 28). Quick canaries end within milliseconds: one
+    start-up's self-check takes 16 ms instead of 28). Quick canaries end within milliseconds: one
     that times out (or is left unreached by a suite's deadline, also TIMEOUT) fails the check
     rather than counting as contained.
     """
     if any(not c.quick for c in chosen):
         raise ValueError("only quick canaries share suites: a slow one could leave the others unreached")
     buckets: dict[tuple[str, int], list[int]] = {}
+    shared = 0
     for i, canary in enumerate(chosen):
-        buckets.setdefault((canary.code, i % max(1, groups)), []).append(i)
+        if canary.alone:
+            buckets[(canary.code, -1 - i)] = [i]
+        else:
+            buckets.setdefault((canary.code, shared % max(1, groups)), []).append(i)
+            shared += 1
     keys = list(buckets)
     results = run([Suite(code, tuple(chosen[i].test for i in buckets[(code, g)])) for code, g in keys])
     judged: list[CanaryResult | None] = [None] * len(chosen)
