@@ -71,10 +71,12 @@ def sys_rlimit_args(resource, soft, hard):
 
 
 def sys_rlimit_prepared(args):
+    """prlimit(2) with arguments from ``sys_rlimit_args``; raises OSError on failure."""
     return sys_check(sys_libc.prlimit(*args))
 
 
 def sys_setrlimit(resource, soft, hard):
+    """Set this process's (soft, hard) limit of ``resource``; raises OSError on failure."""
     sys_rlimit_prepared(sys_rlimit_args(resource, soft, hard))
 
 
@@ -89,7 +91,8 @@ class SysLimitReader:
                        for i, res in enumerate(resources)]
 
     def read(self):
-        """The limits, as bytes: compare two reads to learn whether any changed."""
+        """The limits, as bytes: compare two reads to learn whether any changed. (Reading one's own
+        limits cannot fail.)"""
         for args in self._calls:
             self._prlimit(*args)
         return bytes(self._buffer)
@@ -102,9 +105,10 @@ class SysChildrenCpu:
 
     def __init__(self):
         self._usage = (ctypes.c_long * 18)()  # struct rusage: two timevals, then 14 counters
-        self._getrusage, self._args = sys_libc.getrusage, (ctypes.c_int(-1), self._usage)
+        self._getrusage, self._args = sys_libc.getrusage, (ctypes.c_int(-1), self._usage)  # -1: RUSAGE_CHILDREN
 
     def microseconds(self):
+        """User plus system CPU microseconds of the children reaped so far."""
         self._getrusage(*self._args)
         usage = self._usage
         return (usage[0] + usage[2]) * 1_000_000 + usage[1] + usage[3]
