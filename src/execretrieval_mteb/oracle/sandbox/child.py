@@ -221,7 +221,7 @@ def _run_tests(board, cpu_s):
         code_error = None
     except BaseException as exc:  # noqa: BLE001 - SyntaxError, or ValueError for NUL bytes
         code, code_error = None, "ERROR:" + _type_name(type(exc).__name__)
-    cpu_at_begin = _cpu_now()  # of the next test: this process's CPU seconds so far
+    cpu_at_begin = _cpu_time()  # replaced by each armed test's exact start; until then only tests running no code
     timed = None  # the last test the timers were armed for
     for position in range(position, len(run)):
         i = run[position]
@@ -302,7 +302,7 @@ def child_warm_up(cpu_s):
 def child_main(board, limits, plan):
     """Entry point of a freshly forked child: confine, run the listed tests, exit. Never returns."""
     try:
-        sandbox_confine_child(plan, limits)
+        sandbox_confine_child(plan)
     except BaseException as exc:  # noqa: BLE001 - reported as an infrastructure failure
         board.fail_setup(f"sandbox set-up failed: {type(exc).__name__}: {exc}")
         _exit(70)

@@ -242,12 +242,12 @@ def sandbox_seccomp_programs(disabled=()):
         return exc.strerror or str(exc)
 
 
-def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, limits, seccomp, disabled=()):
+def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, seccomp, disabled=()):
     """What the launcher and each child will apply, prepared once in the server: (plan, active, {name: why missing}).
 
-    The plan is JSON-able: the launcher receives it on its command line. The Landlock ruleset
-    (read-only allow-list, read/write below ``scratch_root``) is built here and its descriptor
-    handed to the launcher, which enforces it and whose children inherit it; the seccomp programs
+    The plan is plain data: the launcher receives it marshalled, in its spec (``_Launcher``). The
+    Landlock ruleset (read-only allow-list, read/write below ``scratch_root``) is built here and its
+    descriptor handed to the launcher, which enforces it and whose children inherit it; the seccomp programs
     (``seccomp``, from ``sandbox_seccomp_programs``, or why there are none) are checked here and
     passed as hex, the launcher installs its own and each child adds its own, with its pid in it.
     Granting the whole scratch root is as tight as granting the suite's own directory, because each
@@ -388,7 +388,7 @@ def sandbox_confine_launcher(plan, limits):
         seccomp_install(plan["seccomp"]["launcher"], os.getpid())
 
 
-def sandbox_confine_child(plan, limits):
+def sandbox_confine_child(plan):
     """Confine a freshly forked suite child, before any untrusted code; raises OSError if a layer fails.
 
     What must differ per child: its own process group, a CPU rlimit counting from zero, the

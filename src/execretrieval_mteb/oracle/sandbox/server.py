@@ -152,7 +152,7 @@ def _start(config):
     os.chdir("/")
     uid = sandbox_worker_uid(config) if config["drop_uid"] else os.getuid()
     plan, child_active, child_missing = sandbox_child_plan(
-        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, config["limits"], seccomp, config["disabled"])
+        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, seccomp, config["disabled"])
     config = dict(config, drop_uid=plan["drop_uid"])
     active = sorted(set(active) | set(child_active))
     missing.update(child_missing)
