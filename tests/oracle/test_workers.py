@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,23 @@ def test_a_suite_bigger_than_the_shared_board_gets_a_worker_with_a_bigger_one() 
         assert oracle._pool.servers[0].replaced == 1  # once, to grow the board; then it stays
         assert oracle.run_one(SUITE).outcome_strings() == ["pass"]
         assert oracle._pool.servers[0].replaced == 1
+
+
+_BIG_REPLIES = r"""
+from execretrieval_mteb.oracle.api import Oracle
+from execretrieval_mteb.oracle.outcomes import Suite
+name = "E" * 240  # each verdict is ERROR:EEE...: 246 bytes of reply per 12-byte test
+code = "# " + "x" * 12000 + f"\nclass {name}(Exception):\n    pass\ndef f():\n    raise {name}()\n"
+suites = [Suite(code + f"# {i}\n", ("assert f()",) * 256) for i in range(64)]
+with Oracle(workers=1) as oracle:
+    results = oracle.run(suites)
+print(sorted({o for r in results for o in r.outcome_strings()}), len(results))
+"""
+
+
+def test_a_batch_whose_replies_outgrow_the_pipe_is_answered() -> None:
+    """The server answers while it still reads the host's batch; when the replies outgrow the pipe
+    before the host has written the whole batch, a blocking host write never returned."""
+    done = subprocess.run([sys.executable, "-c", _BIG_REPLIES], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["['ERROR:" + "E" * 240 + "']", "64"]

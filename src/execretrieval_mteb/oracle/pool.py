@@ -68,6 +68,7 @@ class ForkServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._scratch_root: str | None = None
         self._buffer = b""
+        self._unsent = memoryview(b"")  # what of the last batch the server has not taken in yet
         self._stderr: IO[bytes] | None = None  # the server's stderr, read back when it fails to start
         self._owner_pid = os.getpid()
         self._board = (_BOARD_TESTS, _BOARD_BYTES)
@@ -104,7 +105,8 @@ class ForkServer:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             env=env, cwd="/", start_new_session=True,
         )
-        self._buffer = b""
+        os.set_blocking(self._proc.stdin.fileno(), False)  # type: ignore[union-attr]  # see _send
+        self._buffer, self._unsent = b"", memoryview(b"")
         self.info = None
 
     def _await_hello(self) -> SandboxInfo:
@@ -140,7 +142,7 @@ class ForkServer:
     def close(self) -> None:
         """Stop the process (closing stdin ends its loop) and remove its scratch root."""
         self._forget_if_inherited()
-        proc, self._proc, self.info = self._proc, None, None
+        proc, self._proc, self.info, self._unsent = self._proc, None, None, memoryview(b"")
         if proc is not None:
             try:
                 proc.stdin.close()  # type: ignore[union-attr]
@@ -255,12 +257,26 @@ class ForkServer:
                            max(self._board[1], 2 ** math.ceil(math.log2(size))))
 
     def _send(self, request: bytes) -> bool:
-        """False when the server is gone (writing to it fails: no need to ask the kernel first)."""
+        """Start sending ``request``; ``_read_line`` sends the rest while it waits for replies.
+
+        Never a blocking write: the server answers while it still reads the batch, and a batch
+        whose replies outgrow the pipe (many tests, long exception names) would leave both sides
+        blocked in a write, the host's without a deadline (found: 64 such suites hung a run).
+        False when the server is gone (writing to it fails: no need to ask the kernel first).
+        """
+        self._unsent = memoryview(request)
+        return self._push()
+
+    def _push(self) -> bool:
+        """Write what the pipe takes of the unsent request; False when the server is gone."""
         assert self._proc is not None and self._proc.stdin is not None
         try:
-            self._proc.stdin.write(request)
-            self._proc.stdin.flush()
+            while self._unsent:
+                self._unsent = self._unsent[os.write(self._proc.stdin.fileno(), self._unsent):]
+        except BlockingIOError:
+            pass
         except OSError:
+            self._unsent = memoryview(b"")
             return False
         return True
 
@@ -276,13 +292,23 @@ class ForkServer:
         return SuiteResult(outcomes=(), infra_kind=kind, infra_error=why)
 
     def _read_line(self, deadline: float) -> bytes | None:
-        """One reply line, or None on EOF or when ``deadline`` passes."""
-        assert self._proc is not None and self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()
+        """One reply line, or None on EOF or when ``deadline`` passes; meanwhile sends the rest of
+        the request as the server takes it in."""
+        assert self._proc is not None and self._proc.stdout is not None and self._proc.stdin is not None
+        fd, request_fd = self._proc.stdout.fileno(), self._proc.stdin.fileno()
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            if remaining <= 0:
                 return None
+            poller = select.poll()  # not select(): no limit on the descriptors' numbers
+            poller.register(fd, select.POLLIN)
+            if self._unsent:
+                poller.register(request_fd, select.POLLOUT)
+            ready = dict(poller.poll(math.ceil(remaining * 1000)))
+            if request_fd in ready:
+                self._push()  # a server gone before taking it all in: its end of the pipe tells
+            if fd not in ready:
+                continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return None
