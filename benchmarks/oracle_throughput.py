@@ -213,10 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("all", len(suites), sum(their_time.values()), sum(our_time.values()) + start_time))
     for name, n, theirs_s, ours_s in rows:
         print(f"{name:<10} {theirs_s:>15.2f} {ours_s:>9.2f} {n / theirs_s:>9.1f} {n / ours_s:>10.1f} {theirs_s / ours_s:>6.1f}x")
-    print(f"ratio (oracle vs study runner, all suites, incl. start-up): {rows[-1][2] / rows[-1][3]:.1f}x")
+    print(f"ratio (oracle vs study runner, all suites, incl. start-up): {rows[-1][2] / rows[-1][3]:.2f}x")
     if len(rounds) > 1:
         each = [sum(r["their_time"].values()) / (sum(r["our_time"].values()) + r["start"]) for r in rounds]  # type: ignore[union-attr,operator]
-        print(f"  each round: {', '.join(f'{x:.1f}x' for x in each)}")
+        print(f"  each round: {', '.join(f'{x:.2f}x' for x in each)}")
     n_plain, their_plain, our_plain = len(plain), their_time["plain"], our_time["plain"]
     print(f"fork-per-suite ceiling (plain suites, no sandbox, no IPC): {ceiling_s:.2f} s, {n_plain / ceiling_s:.1f}/s, "
           f"{their_plain / ceiling_s:.1f}x the study runner; the oracle reaches {ceiling_s / our_plain:.0%} of it "
