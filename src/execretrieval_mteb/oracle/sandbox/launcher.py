@@ -12,11 +12,11 @@ the scratch directory, the watch loop) and holds all the sandbox modules. The la
 fresh interpreter that the server forks and execs once, before it reads any suite
 (``launcher_main``): it holds only the child runner, the confinement it applies and the stdlib the
 tasks import (``WARM_IMPORTS`` in ``program.py``), 5.2 MB of memory against the server's 8.7
-(measured: about 4 % more suites/s than a launcher forked from the server). It warms the runner
-up (``child_warm_up``), so that children do not write into its code. It is confined once (rlimits,
-the worker's uid, Landlock, seccomp: its children inherit all of it); per suite it only reads one
-byte, forks and later reaps, touching a handful of pages. It never reads a suite (the child takes it from the board), so what a child inherits holds
-no other suite's code or tests.
+(measured: about 4 % more suites/s than a launcher forked from the server). It warms the runner up
+(``child_warm_up``), so that children do not write into its code. It is confined once (rlimits, the
+worker's uid, Landlock, seccomp: its children inherit all of it); per suite it only reads one byte,
+forks and later reaps, touching a handful of pages. It never reads a suite (the child takes it from
+the board), so what a child inherits holds no other suite's code or tests.
 
 It is process 1 of the worker's PID namespace: a child sees no process outside the worker, and
 when the launcher dies the kernel kills whatever is left in the namespace.
