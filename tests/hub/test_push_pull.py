@@ -30,11 +30,10 @@ print(json.dumps(out))
 
 LOAD_TASK = """
 import json
-from execretrieval_mteb.mteb_task.task import ExecRetrieval
-task = ExecRetrieval(data="hub")
-task.load_data()
-split = task.dataset["default"]["test"]
-print(json.dumps({"fingerprint": task.fingerprint, "revision": task.metadata.revision,
+from execretrieval_mteb.mteb_task.task import load_task
+loaded = load_task("hub")
+split = loaded.task.dataset["default"]["test"]
+print(json.dumps({"fingerprint": loaded.fingerprint, "revision": loaded.revision,
                   "queries": sorted(split["queries"]["id"]), "corpus": sorted(split["corpus"]["id"])}))
 """
 
