@@ -7,6 +7,8 @@
     OUT/mteb/registration.patch                              the task's line in mteb/tasks/retrieval/code/__init__.py
     OUT/results/results/<org__model>/<revision>/ExecRetrieval.json, model_meta.json   (with ``results``)
 
+The statistics are computed by mteb on ``data`` (default: the bundled dataset), which must be the
+pinned release's data (its fingerprint is the release's or that of the dataset it was staged from).
 ``OUT/mteb`` mirrors an mteb checkout: copy its ``mteb/`` onto the checkout's and run ``git apply
 OUT/mteb/registration.patch`` there. The task module is ``exec_retrieval.py`` of this package (the
 very class the package registers) with the dataset repository and commit of the pinned release
@@ -22,14 +24,13 @@ from __future__ import annotations
 import ast
 import difflib
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..dataset.io import write_text_atomic
 from ..dataset.release import Release, pinned_release
 from ..errors import ExecRetrievalError
-from .about import STATS_FILE, TASK_MODULE, metadata_call
+from .about import TASK_MODULE, metadata_call
 
 MODULE_NAME = "exec_retrieval"
 CLASS_NAME = "ExecRetrieval"
@@ -120,13 +121,21 @@ def registration_patch(init_text: str) -> str:
     ))
 
 
-def write_contribution(out: Path, results: Path | None = None, models: set[str] | None = None,
-                       release: Release | None = None) -> Contribution:
+def write_contribution(out: Path, data: str | Path | None = None, results: Path | None = None,
+                       models: set[str] | None = None, release: Release | None = None) -> Contribution:
     """Write both pull requests' files under ``out`` (see the module docstring)."""
+    from .statistics import compute
+    from .task import load_task
+
     release = release or pinned_release()
     module = render_task_module(release)
-    if not STATS_FILE.is_file():
-        raise ContributionError(f"{STATS_FILE}: missing; compute it with `execretrieval hub stats`")
+    loaded = load_task(data)
+    if loaded.revision != release.revision:
+        raise ContributionError(
+            f"{loaded.source.describe()}: not the pinned release {release.repo_id}@{release.revision} (fingerprint "
+            f"{loaded.fingerprint[:12]}); mteb's statistics must describe the released data: pass --data hub, or the "
+            "dataset the release was staged from"
+        )
     init = installed_init()
     if CLASS_NAME in init.read_text(encoding="utf-8"):
         raise ContributionError(f"{init}: the installed mteb already has {CLASS_NAME}; nothing to contribute")
@@ -143,6 +152,6 @@ def write_contribution(out: Path, results: Path | None = None, models: set[str] 
     root = Path(out) / "mteb"
     write_text_atomic(root / TASK_PATH, module)
     root.joinpath(STATS_PATH).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(STATS_FILE, root / STATS_PATH)
+    compute(loaded, root / STATS_PATH)
     write_text_atomic(root / PATCH, patch)
     return Contribution(root, (TASK_PATH, STATS_PATH, PATCH), tuple(r.path for r in packaged))

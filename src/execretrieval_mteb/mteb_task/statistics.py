@@ -22,7 +22,7 @@ from pydantic import PrivateAttr
 
 from ..errors import ExecRetrievalError
 from .about import STATS_FILE
-from .task import load_task
+from .task import LoadedTask, load_task
 
 
 class StatisticsError(ExecRetrievalError):
@@ -39,9 +39,9 @@ class _MetadataWritingTo(TaskMetadata):
         return self._stats_path
 
 
-def compute(data: str | Path | None = None, out: Path = STATS_FILE) -> dict[str, Any]:
-    """mteb's statistics of ``data`` (default: the bundled dataset), written to ``out`` by mteb."""
-    task = load_task(data).task
+def compute(data: str | Path | LoadedTask | None = None, out: Path = STATS_FILE) -> dict[str, Any]:
+    """mteb's statistics of ``data`` (default: the bundled dataset; or a loaded task), written to ``out`` by mteb."""
+    task = (data if isinstance(data, LoadedTask) else load_task(data)).task
     metadata = _MetadataWritingTo(**task.metadata.model_dump())
     metadata._stats_path = Path(out)
     task.metadata = metadata
