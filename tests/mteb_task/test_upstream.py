@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import mteb
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hub"))
 
@@ -31,6 +32,7 @@ MATERIALISED = ("tasks/retrieval/code", "descriptive_stats/Retrieval")
 CHECKS = r"""
 import json, re, sys
 import mteb
+import pytest
 from mteb.models.abs_encoder import AbsEncoder
 from mteb.types import PromptType
 
@@ -74,6 +76,7 @@ print("ok")
 RESULTS = r"""
 import json, sys
 import mteb
+import pytest
 
 scores = {}
 for folder in sys.argv[1:]:
@@ -164,3 +167,37 @@ def test_the_generated_contribution_runs_on_plain_mteb_and_gives_the_packages_sc
     assert read.returncode == 0, read.stderr[-3000:]
     main = ours["scores"]["test"][0]["main_score"]
     assert json.loads(read.stdout.strip().splitlines()[-1]) == {folder: {MODEL: main} for folder in folders}
+
+
+def test_the_task_module_pins_the_packages_release_and_imports_only_mteb(tmp_path: Path) -> None:
+    import ast
+
+    from execretrieval_mteb.dataset.release import RELEASE_FILE, UNRELEASED, Release, read_release
+    from execretrieval_mteb.mteb_task import about
+    from execretrieval_mteb.mteb_task.contribution import render_task_module
+    from execretrieval_mteb.mteb_task.exec_retrieval import ExecRetrieval
+
+    release = read_release(RELEASE_FILE)
+    assert (about.MODULE_REPO, about.MODULE_REVISION) == (release.repo_id, release.revision or UNRELEASED)
+    assert ExecRetrieval.metadata.dataset == {"path": about.MODULE_REPO, "revision": about.MODULE_REVISION}
+    tree = ast.parse(about.TASK_MODULE.read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert {m.split(".")[0] for m in imported} <= {"__future__", "math", "itertools", "mteb"}
+    pinned = Release("org/name", "f" * 40, None)
+    rendered = render_task_module(pinned)
+    assert rendered == render_task_module(pinned, rendered)  # idempotent: what `hub pin` writes back
+    assert rendered.replace(f'"{pinned.repo_id}"', f'"{about.MODULE_REPO}"').replace(
+        f'"{pinned.revision}"', f'"{about.MODULE_REVISION}"') == about.TASK_MODULE.read_text(encoding="utf-8")
+
+
+def test_contrib_refuses_without_a_pinned_release_and_on_other_data(tiny_dataset: Path, tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    from execretrieval_mteb.dataset.release import Release
+    from execretrieval_mteb.mteb_task.contribution import ContributionError, write_contribution
+
+    with pytest.raises(ContributionError, match=r"no release of org/name is pinned .*--pin"):
+        write_contribution(tmp_path / "out", release=Release("org/name", None, None))
+    with pytest.raises(ContributionError, match=r"not the pinned release org/name@f{40}.*--data hub"):
+        write_contribution(tmp_path / "out", tiny_dataset, release=Release("org/name", "f" * 40, "0" * 64))
+    assert not (tmp_path / "out").exists()  # nothing half-written

@@ -76,6 +76,13 @@ def render_task_module(release: Release, source: str | None = None) -> str:
     return "".join(lines)
 
 
+def pin_task_module(release: Release) -> Path:
+    """Write ``release``'s repository and commit into the package's own task module (``hub pin`` of the
+    package's release file calls this, so the class the package registers names the pinned commit)."""
+    write_text_atomic(TASK_MODULE, render_task_module(release))
+    return TASK_MODULE
+
+
 def register_in_init(text: str) -> str:
     """mteb's ``tasks/retrieval/code/__init__.py`` with the task imported and listed, each in sorted place."""
     if f"from .{MODULE_NAME} import {CLASS_NAME}" in text:
