@@ -11,40 +11,15 @@ needs the execution-aware evaluator (``execretrieval evaluate``), not qrels.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
+from ..dataset.passing import passing_sets
 from ..errors import ExecRetrievalError
-from ..oracle.outcomes import TestOutcome, code_sha256, tests_sha256
+from ..oracle.outcomes import TestOutcome
 
 
 class QrelsMismatch(ExecRetrievalError):
     """Some query's passing snippets differ from its qrels; the message names the first."""
-
-
-def passing_sets(
-    queries: Iterable[Mapping[str, object]],
-    corpus: Iterable[Mapping[str, object]],
-    cache_rows: Iterable[Mapping[str, object]],
-) -> dict[str, frozenset[str]]:
-    """Per query id, the corpus ids the cache records as passing every one of its tests."""
-    by_code: dict[str, list[str]] = defaultdict(list)
-    for row in corpus:
-        by_code[code_sha256(str(row["code"]))].append(str(row["corpus_id"]))
-    by_tests: dict[str, list[str]] = defaultdict(list)
-    passing: dict[str, set[str]] = {}
-    for query in queries:
-        tests = query["test_suite"]
-        assert isinstance(tests, Sequence)
-        by_tests[tests_sha256([str(t) for t in tests])].append(str(query["query_id"]))
-        passing[str(query["query_id"])] = set()
-    for row in cache_rows:
-        results = row["test_results"]
-        assert isinstance(results, Sequence)
-        if results and all(TestOutcome.parse(str(r)).passed for r in results):
-            for qid in by_tests.get(str(row["tests_sha256"]), ()):
-                passing[qid].update(by_code.get(str(row["code_sha256"]), ()))
-    return {qid: frozenset(ids) for qid, ids in passing.items()}
 
 
 def qrels_mismatches(
@@ -53,7 +28,13 @@ def qrels_mismatches(
     cache_rows: Sequence[Mapping[str, object]],
 ) -> list[str]:
     """One line per query whose passing set is not its ``correct_corpus_ids`` (empty: the fact holds)."""
-    passing = passing_sets(queries, corpus, cache_rows)
+    passing = passing_sets(
+        ((str(c["corpus_id"]), str(c["code"])) for c in corpus),
+        ((str(q["query_id"]), [str(t) for t in q["test_suite"]]) for q in queries),  # type: ignore[attr-defined]
+        ((str(r["code_sha256"]), str(r["tests_sha256"]),
+          bool(r["test_results"]) and all(TestOutcome.parse(str(t)).passed for t in r["test_results"]))  # type: ignore[attr-defined]
+         for r in cache_rows),
+    )
     problems = []
     for query in queries:
         qid = str(query["query_id"])
