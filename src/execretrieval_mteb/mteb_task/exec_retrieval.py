@@ -12,7 +12,10 @@ _K_VALUES = (1, 3, 5, 10)
 def _tie_groups(scores: dict[str, float]) -> list[list[str]]:
     """Retrieved documents grouped by equal score, best score first."""
     ordered = sorted(scores.items(), key=lambda item: -item[1])
-    return [[doc for doc, _ in group] for _, group in groupby(ordered, key=lambda item: item[1])]
+    return [
+        [doc for doc, _ in group]
+        for _, group in groupby(ordered, key=lambda item: item[1])
+    ]
 
 
 def _discount(rank: int) -> float:
@@ -22,16 +25,19 @@ def _discount(rank: int) -> float:
 def _tie_neutral_at_k(
     groups: list[list[str]], relevant: set[str], k: int
 ) -> tuple[float, float, float]:
-    """exec@k, execution_precision@k and nDCG@k of one query, each the exact expectation
-    under a uniformly random order inside every group of equal scores.
+    """exec@k, execution_precision@k and nDCG@k of one query, as expectations.
 
-    For the group holding ranks s+1..s+g with p relevant documents and m = min(g, k - s) of its
-    ranks inside the top k:
-        P(no relevant document among its ranks in the top k) = C(g - p, m) / C(g, m)
-        expected relevant documents in the top k             = m * p / g
-        expected gain                                          = p * (sum_{r=s+1}^{s+m} 1 / log2(r + 1)) / g
-    exec@k = 1 - prod of the first, execution_precision@k = sum of the second / k,
-    nDCG@k = sum of the third / sum_{r=1}^{min(k, |relevant|)} 1 / log2(r + 1).
+    Each is the exact expectation under a uniformly random order inside every group of
+    equal scores. For the group at ranks s+1..s+g, with p relevant documents and
+    m = min(g, k - s) of its ranks inside the top k:
+
+        P(none of its relevant documents in the top k) = C(g - p, m) / C(g, m)
+        expected relevant documents in the top k       = m * p / g
+        expected gain                                  = p * D(s+1, s+m) / g
+
+    where D(a, b) = sum_{r=a}^{b} 1 / log2(r + 1). Then exec@k = 1 - the product of the
+    first, execution_precision@k = the sum of the second / k, and nDCG@k = the sum of
+    the third / D(1, min(k, number of relevant documents)).
     """
     miss, hits, gain, start = 1.0, 0.0, 0.0, 0
     for group in groups:
@@ -43,7 +49,9 @@ def _tie_neutral_at_k(
         if found:
             miss *= math.comb(size - found, inside) / math.comb(size, inside)
             hits += inside * found / size
-            gain += found * (sum(_discount(r) for r in range(start + 1, start + inside + 1)) / size)
+            gain += found * (
+                sum(_discount(r) for r in range(start + 1, start + inside + 1)) / size
+            )
         start += size
     ideal = sum(_discount(r) for r in range(1, min(k, len(relevant)) + 1))
     return 1.0 - miss, hits / k, gain / ideal if ideal else 0.0
@@ -98,11 +106,11 @@ class ExecRetrieval(AbsTaskRetrieval):
     ) -> dict[str, float]:
         """exec@k, execution_precision@k and tie-neutral nDCG@k, averaged over queries.
 
-        Every snippet that passes all of a query's tests is relevant in the qrels (the dataset's
-        build verifies by execution that exactly these pass), so exec@k is hit@k on the qrels.
-        Unlike mteb's hit_rate and ndcg_at_k, which break equal scores by document id, ties
-        count as the exact expectation under random order: a canonical tied with its own
-        mutants cannot win by its id.
+        Every snippet that passes all of a query's tests is relevant in the qrels (the
+        dataset's build verifies by execution that exactly these pass), so exec@k is
+        hit@k on the qrels. Unlike mteb's hit_rate and ndcg_at_k, which break equal
+        scores by document id, ties count as the exact expectation under random order:
+        a canonical tied with its own mutants cannot win by its id.
         """
         totals = {
             f"{name}_at_{k}": 0.0
