@@ -201,3 +201,13 @@ def test_contrib_refuses_without_a_pinned_release_and_on_other_data(tiny_dataset
     with pytest.raises(ContributionError, match=r"not the pinned release org/name@f{40}.*--data hub"):
         write_contribution(tmp_path / "out", tiny_dataset, release=Release("org/name", "f" * 40, "0" * 64))
     assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_pinning_another_release_file_leaves_the_task_module_alone(tmp_path: Path, capsys) -> None:
+    from execretrieval_mteb.cli.hub_cmd import _pin_task_module
+    from execretrieval_mteb.dataset.release import Release
+    from execretrieval_mteb.mteb_task.about import TASK_MODULE
+
+    before = TASK_MODULE.read_bytes()
+    _pin_task_module(Release("org/name", "f" * 40, None), tmp_path / "release.json")  # a test's or a mirror's
+    assert TASK_MODULE.read_bytes() == before and capsys.readouterr().out == ""
