@@ -52,13 +52,11 @@ def main() -> None:
     from execretrieval_mteb.mteb_task.encode import encode, identity_of
     from execretrieval_mteb.mteb_task.models import load, resolve
     from execretrieval_mteb.mteb_task.registration import ensure_registered
-    from execretrieval_mteb.mteb_task.task import ExecRetrieval
+    from execretrieval_mteb.mteb_task.task import load_task
 
     ensure_registered()
-    task = ExecRetrieval(data=args.data)
-    task.load_data()
+    task = load_task(args.data)
     dataset = task.built
-    assert dataset is not None
     model = load(resolve(args.model), "cpu")
     work = Path(tempfile.mkdtemp(prefix="execretrieval-evaluate-speed-"))
     try:

@@ -9,14 +9,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hub_helpers import EXECRETRIEVAL, TOKEN, cli, hub_env, python, run, unpinned
+from hub_helpers import TOKEN, cli, hub_env, python, run, unpinned
 from fake_hub import FakeHub
 
 from execretrieval_mteb.dataset.manifest import SUMS, fingerprint
 from execretrieval_mteb.hub.stage import stage
 
 REPO = "bench/tiny"
-MTEB = str(Path(EXECRETRIEVAL).with_name("mteb"))
 
 LOAD_CONFIGS = """
 import datasets, hashlib, json, sys
@@ -30,12 +29,20 @@ print(json.dumps(out))
 
 LOAD_TASK = """
 import json
-from execretrieval_mteb.mteb_task.task import ExecRetrieval
-task = ExecRetrieval(data="hub")
-task.load_data()
-split = task.dataset["default"]["test"]
-print(json.dumps({"fingerprint": task.fingerprint, "revision": task.metadata.revision,
+from execretrieval_mteb.mteb_task.task import load_task
+loaded = load_task("hub")
+split = loaded.task.dataset["default"]["test"]
+print(json.dumps({"fingerprint": loaded.fingerprint, "revision": loaded.revision,
                   "queries": sorted(split["queries"]["id"]), "corpus": sorted(split["corpus"]["id"])}))
+"""
+
+
+EVALUATE_BM25 = """
+import sys
+import mteb
+from execretrieval_mteb import load_task
+mteb.evaluate(mteb.get_model("execretrieval-mteb/bm25-code"), load_task(sys.argv[1]).task,
+              cache=mteb.ResultCache(sys.argv[2]), co2_tracker=False)
 """
 
 
@@ -205,7 +212,9 @@ def test_a_refused_push_is_one_line_and_never_shows_the_token(staged_tiny: Path,
 
 
 def test_the_bundled_release_through_mteb_run_gives_the_bundled_scores(fake_hub: FakeHub, tmp_path: Path) -> None:
-    """Stage the bundled dataset, push it, pin it; `EXECRETRIEVAL_DATA=hub mteb run` loads the pushed commit."""
+    """Stage the bundled dataset, push it, pin it; mteb evaluates the task bound to the pushed commit
+    (`load_task("hub")`, mteb's loader) and to the bundled data alike. (Plain `mteb run` on a pushed
+    release, with the task as contributed to mteb: tests/mteb_task/test_upstream.py.)"""
     staged = stage(tmp_path / "release", repo_id="execretrieval/ExecRetrieval")
     release = unpinned(tmp_path / "release.json", "execretrieval/ExecRetrieval")
     env = hub_env(fake_hub, tmp_path / "hf", release)
@@ -218,8 +227,7 @@ def test_the_bundled_release_through_mteb_run_gives_the_bundled_scores(fake_hub:
     for data in ("hub", "bundled"):
         before = len(fake_hub.requests)
         out = tmp_path / f"mteb-{data}"
-        result = run([MTEB, "run", "-t", "ExecRetrieval", "-m", "execretrieval-mteb/bm25-code", "--output-folder", str(out),
-                      "--no-co2-tracker", "-v", "1"], {**env, "EXECRETRIEVAL_DATA": data}, tmp_path)
+        result = run([sys.executable, "-c", EVALUATE_BM25, data, str(out)], env, tmp_path)
         assert result.returncode == 0, result.stderr[-3000:]
         (path,) = out.rglob("ExecRetrieval.json")
         assert path.parent.parent.name == "execretrieval-mteb__bm25-code"  # filed under the registry entry's name

@@ -13,7 +13,7 @@ from execretrieval_mteb.dataset.manifest import ManifestError, render_sums
 from execretrieval_mteb.mteb_task.data_source import (
     DataSource, SourceKind, load_source, resolve_source, split_from_built, split_from_hub,
 )
-from execretrieval_mteb.mteb_task.task import HUB_REPO, HUB_REVISION, ExecRetrieval
+from execretrieval_mteb.mteb_task.task import HUB_REPO, HUB_REVISION, ExecRetrieval, load_task
 
 
 def _ids(split) -> tuple[list[str], list[str], dict]:
@@ -64,9 +64,8 @@ def test_missing_bundled_dataset_says_how_to_fix(tmp_path: Path) -> None:
 def test_missing_data_file_is_a_clear_error(tiny_dataset: Path, tmp_path: Path) -> None:
     copy = shutil.copytree(tiny_dataset, tmp_path / "copy")
     (copy / "data" / "corpus.jsonl").unlink()
-    task = ExecRetrieval(data=copy)
     with pytest.raises(DatasetError, match=r"corpus\.jsonl: file missing"):
-        task.load_data()
+        load_task(copy)
 
 
 def test_a_changed_byte_is_refused_naming_the_file(tiny_dataset: Path, tmp_path: Path) -> None:
@@ -74,21 +73,21 @@ def test_a_changed_byte_is_refused_naming_the_file(tiny_dataset: Path, tmp_path:
     corpus = copy / "data" / "corpus.jsonl"
     corpus.write_bytes(corpus.read_bytes().replace(b"return", b"retur ", 1))
     with pytest.raises(ManifestError, match=r"data/corpus\.jsonl: does not match its SHA256SUMS digest") as caught:
-        ExecRetrieval(data=copy).load_data()
+        load_task(copy)
     assert "\n" not in str(caught.value)
 
 
 def test_revision_names_the_data_exactly(tiny_dataset: Path, tmp_path: Path) -> None:
-    first = ExecRetrieval(data=tiny_dataset)
-    assert first.metadata.revision == "local-" + first.fingerprint[:12]
+    first = load_task(tiny_dataset)
+    assert first.revision == "local-" + first.fingerprint[:12]
     assert first.fingerprint == hashlib.sha256((tiny_dataset / "SHA256SUMS").read_bytes()).hexdigest()
     subset = shutil.copytree(tiny_dataset, tmp_path / "subset")
     queries = subset / "data" / "queries.jsonl"
     queries.write_text("".join(queries.read_text(encoding="utf-8").splitlines(keepends=True)[:2]), encoding="utf-8")
     (subset / "SHA256SUMS").write_text(render_sums(subset), encoding="utf-8")
-    second = ExecRetrieval(data=subset)
-    assert second.metadata.revision.startswith("local-") and second.metadata.revision != first.metadata.revision
-    assert type(first).metadata.revision == HUB_REVISION  # the class keeps the pinned release
+    second = load_task(subset)
+    assert second.revision.startswith("local-") and second.revision != first.revision
+    assert ExecRetrieval.metadata.revision == HUB_REVISION  # the class keeps the pinned release
 
 
 def test_corrupt_data_file_names_file_and_line(tiny_dataset: Path, tmp_path: Path) -> None:
@@ -98,7 +97,7 @@ def test_corrupt_data_file_names_file_and_line(tiny_dataset: Path, tmp_path: Pat
     lines = cache.read_text(encoding="utf-8").splitlines(keepends=True)
     cache.write_text("".join(lines[:2]) + '{"code_sha256": "ab", "tests_sha256"\n', encoding="utf-8")
     with pytest.raises(DatasetError, match=r"execution_cache\.jsonl:3: not valid JSON"):
-        ExecRetrieval(data=copy).load_data()
+        load_task(copy)
 
 
 def test_dangling_correct_id_is_rejected(tiny_dataset: Path, tmp_path: Path) -> None:
@@ -108,4 +107,4 @@ def test_dangling_correct_id_is_rejected(tiny_dataset: Path, tmp_path: Path) -> 
     kept = [line for line in corpus.read_text(encoding="utf-8").splitlines(keepends=True) if '"label":"correct"' not in line]
     corpus.write_text("".join(kept), encoding="utf-8")
     with pytest.raises(DatasetError, match="absent from corpus.jsonl"):
-        ExecRetrieval(data=copy).load_data()
+        load_task(copy)

@@ -16,7 +16,7 @@ from pathlib import Path
 import mteb
 
 from execretrieval_mteb.dataset.manifest import render_sums
-from execretrieval_mteb.mteb_task.task import ExecRetrieval
+from execretrieval_mteb.mteb_task.task import load_task
 
 
 def _subset(dataset: Path, out: Path, n_queries: int) -> Path:
@@ -33,12 +33,12 @@ def test_subset_and_full_runs_never_share_a_revision(tiny_dataset: Path, tmp_pat
     cache = mteb.ResultCache(tmp_path / "results")
     revisions = []
     for data in (subset, tiny_dataset, subset):
-        task = ExecRetrieval(data=data)
+        loaded = load_task(data)
         result = mteb.evaluate(
-            default_model, task, cache=cache, co2_tracker=False, overwrite_strategy="always"
+            default_model, loaded.task, cache=cache, co2_tracker=False, overwrite_strategy="always"
         ).task_results[0]
         revisions.append(result.dataset_revision)
-        assert result.dataset_revision == task.metadata.revision == f"local-{task.fingerprint[:12]}"
+        assert result.dataset_revision == loaded.task.metadata.revision == f"local-{loaded.fingerprint[:12]}"
         (saved,) = (tmp_path / "results" / "results").rglob("ExecRetrieval.json")
         blob = json.loads(saved.read_text())
         assert blob["dataset_revision"] == result.dataset_revision  # the full run was not skipped as cached

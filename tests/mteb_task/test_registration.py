@@ -22,7 +22,7 @@ def test_plain_mteb_finds_the_task_without_importing_this_package_first(tmp_path
     code = (
         "import mteb, sys\n"
         "task = mteb.get_task('ExecRetrieval')\n"
-        "assert type(task).__module__ == 'execretrieval_mteb.mteb_task.task'\n"
+        "assert type(task).__module__ == 'execretrieval_mteb.mteb_task.exec_retrieval'\n"
         "assert any(t.metadata.name == 'ExecRetrieval' for t in mteb.get_tasks(task_types=['Retrieval'], domains=['Programming']))\n"
         "assert not [f for f in sys.meta_path if type(f).__name__ == 'MtebTaskRegistrar']  # one-shot\n"
         "print('ok')\n"
@@ -33,7 +33,7 @@ def test_plain_mteb_finds_the_task_without_importing_this_package_first(tmp_path
 
 
 def test_importing_the_task_first_also_registers_it(tmp_path: Path) -> None:
-    code = "from execretrieval_mteb.mteb_task.task import ExecRetrieval\nimport mteb\nassert type(mteb.get_task('ExecRetrieval')) is ExecRetrieval\n"
+    code = "from execretrieval_mteb import ExecRetrieval\nimport mteb\nassert type(mteb.get_task('ExecRetrieval')) is ExecRetrieval\n"
     result = _run([PYTHON, "-c", code], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
 

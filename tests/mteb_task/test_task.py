@@ -12,7 +12,7 @@ from mteb.types import PromptType
 from execretrieval_mteb.dataset.io import load_dataset
 from execretrieval_mteb.evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
 from execretrieval_mteb.mteb_task.bm25 import CodeBM25Search
-from execretrieval_mteb.mteb_task.task import QUERY_PROMPT, ExecRetrieval
+from execretrieval_mteb.mteb_task.task import QUERY_PROMPT, ExecRetrieval, load_task
 from execretrieval_mteb.oracle import outcomes  # not `import tests_sha256`: pytest would collect it
 
 
@@ -49,7 +49,7 @@ def _exec_at_1_from_predictions(predictions: dict, dataset_dir: Path) -> float:
 @pytest.mark.parametrize("model_kind", ["dense", "bm25"])
 def test_mteb_evaluate_reports_exec_at_k(model_kind: str, default_model, tiny_dataset: Path, tmp_path: Path) -> None:
     model = default_model if model_kind == "dense" else CodeBM25Search()
-    task = ExecRetrieval(data=tiny_dataset)
+    task = load_task(tiny_dataset).task
     result = mteb.evaluate(model, task, cache=mteb.ResultCache(tmp_path / "cache"), prediction_folder=tmp_path / "pred",
                            overwrite_strategy="always", co2_tracker=False, show_progress_bar=False)
     scores = result.task_results[0].scores["test"][0]

@@ -12,9 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .options import add_data, add_quiet
+
+if TYPE_CHECKING:
+    from ..dataset.release import Release
 
 HELP = "Release on the Hugging Face Hub: stage the release folder, push it as one commit, pin the commit."
 
@@ -100,6 +104,7 @@ def _push(args: argparse.Namespace) -> int:
 
         release, path = pin(args.repo_id, result.sha)
         print(f"pinned {release.repo_id}@{release.revision} in {path}")
+        _pin_task_module(release, path)
     elif not args.quiet:
         print(f"pin it with: execretrieval hub pin {result.sha} --repo-id {args.repo_id}", file=sys.stderr)
     return 0
@@ -111,7 +116,17 @@ def _pin(args: argparse.Namespace) -> int:
 
     release, path = pin(args.repo_id or pinned_release().repo_id, args.revision, args.release_file)
     print(f"pinned {release.repo_id}@{release.revision} in {path} (release fingerprint {release.fingerprint})")
+    _pin_task_module(release, path)
     return 0
+
+
+def _pin_task_module(release: Release, path: Path) -> None:
+    """The package's own release pinned: its task module (the class mteb runs) names the same commit."""
+    from ..dataset.release import RELEASE_FILE
+    from ..mteb_task.contribution import pin_task_module
+
+    if Path(path).resolve() == RELEASE_FILE.resolve():
+        print(f"pinned {release.repo_id}@{release.revision} in {pin_task_module(release)}")
 
 
 def _stats(args: argparse.Namespace) -> int:

@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, str] = {
     "oracle": "execretrieval_mteb.cli.oracle_cmd",
     "hub": "execretrieval_mteb.cli.hub_cmd",
     "submit": "execretrieval_mteb.cli.submit_cmd",
+    "contrib": "execretrieval_mteb.cli.contrib_cmd",
     "models": "execretrieval_mteb.cli.models_cmd",
 }
 
@@ -46,6 +47,7 @@ SUMMARIES: dict[str, str] = {
     "models": "set up the embedded model for mteb's own routes (install-embedded)",
     "hub": "release on the Hugging Face Hub: stage the release folder, push it as one commit, pin it",
     "submit": "package a results folder for MTEB's results repository and the static leaderboard",
+    "contrib": "write the files of the mteb pull request adding the task (and of the results-repository one)",
 }
 
 DESCRIPTION = "ExecRetrieval: execution-verified code retrieval against near-clone buggy distractors."

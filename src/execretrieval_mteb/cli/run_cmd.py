@@ -65,19 +65,17 @@ def run(args: argparse.Namespace) -> int:
     from ..mteb_task.encode import encode, identity_of
     from ..mteb_task.models import BM25_NAME, ModelKind, load, resolve
     from ..mteb_task.registration import ensure_registered
-    from ..mteb_task.task import ExecRetrieval
+    from ..mteb_task.task import load_task
 
     specs = [resolve(name) for name in (args.models or [SHORT_NAME, BM25_NAME])]
     check_writable(args.output, "-o")
     ensure_registered()
-    task = ExecRetrieval(data=args.data)
-    task.load_data()
+    task = load_task(args.data)
     dataset = task.built
-    assert dataset is not None
     folder = ResultsFolder(args.output)
     say = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     say(f"execretrieval run: {len(dataset.queries)} queries, {len(dataset.corpus)} snippets "
-        f"({task.source.describe()}, revision {task.metadata.revision}); results in {folder.root}/")
+        f"({task.source.describe()}, revision {task.revision}); results in {folder.root}/")
     failures: list[str] = []
     for index, spec in enumerate(specs, 1):
         say(f"[{index}/{len(specs)}] {spec.name}")

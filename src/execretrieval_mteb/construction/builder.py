@@ -49,6 +49,7 @@ from .gates import (
 )
 from .ids import assign_ids, assign_stacked_ids
 from .mutation import Enumeration, count_removed, enumerate_candidates
+from .qrels_check import require_passing_equals_qrels
 from .report import build_report, domain_table, dumps_report
 from .selection import (
     MUTANTS_PER_TASK,
@@ -269,7 +270,9 @@ class _Build:
             stacked=_stacked_summary(stacking, stacked),
         )
         table = domain_table(report)
-        files = layout.render(dataset_records(shipped, cache_rows, stacked_rows))
+        records = dataset_records(shipped, cache_rows, stacked_rows)
+        require_passing_equals_qrels(records.queries, records.corpus, records.execution_cache)  # mteb scores qrels
+        files = layout.render(records)
         files["build_report.json"] = dumps_report(report)
         files["README.md"] = card_text(table, len(shipped), report["counts"]["snippets"])
         sums = layout.write_dataset(Path(self.options.out_dir), files)

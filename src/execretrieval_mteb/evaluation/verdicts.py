@@ -9,8 +9,8 @@ In order, cheapest first:
 3. the oracle's local cache (``oracle-cache.sqlite`` in the results folder), then the sandboxed
    oracle itself for whatever is left.
 
-Inside MTEB's process only step 1 is available; a pair absent from the cache counts as failing
-there, which the build's cross-canonical sweep makes sound (see ``mteb_task.task``). A pair the
+Inside MTEB's process nothing runs at all: mteb's task scores the qrels, which the build proves
+equal to every query's passing set by the cache (``construction.qrels_check``). A pair the
 oracle could not judge (an infrastructure error, after its retry) is ``NOT_JUDGED``: it counts as
 not passing, is never cached, and is reported.
 """
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dataset.io import BuiltDataset
+from ..dataset.passing import passing_sets
 from ..errors import ExecRetrievalError
 from ..oracle.api import Oracle
 from ..oracle.outcomes import Suite, TestOutcome, code_sha256, tests_sha256
@@ -71,18 +72,11 @@ class CheckedPairs:
 
 def passing_from_cache(dataset: BuiltDataset) -> dict[str, frozenset[str]]:
     """For each query, the snippets the cache records as passing every test (absent pairs fail)."""
-    by_code: dict[str, list[str]] = defaultdict(list)
-    for record in dataset.corpus:
-        by_code[code_sha256(record.code)].append(record.corpus_id)
-    by_tests: dict[str, list[str]] = defaultdict(list)
-    for query in dataset.queries:
-        by_tests[tests_sha256(query.test_suite)].append(query.query_id)
-    passing: dict[str, set[str]] = {q.query_id: set() for q in dataset.queries}
-    for (code_hash, tests_hash), outcomes in dataset.execution_cache.items():
-        if outcomes and all(o.passed for o in outcomes) and code_hash in by_code and tests_hash in by_tests:
-            for qid in by_tests[tests_hash]:
-                passing[qid].update(by_code[code_hash])
-    return {qid: frozenset(ids) for qid, ids in passing.items()}
+    return passing_sets(
+        ((c.corpus_id, c.code) for c in dataset.corpus),
+        ((q.query_id, q.test_suite) for q in dataset.queries),
+        ((code, tests, bool(out) and all(o.passed for o in out)) for (code, tests), out in dataset.execution_cache.items()),
+    )
 
 
 def check_pairs(

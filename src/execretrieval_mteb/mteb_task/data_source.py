@@ -1,9 +1,11 @@
-"""Where the task's data comes from: the bundled dataset (default), a local directory, or the Hub.
+"""Where the package's commands read the task's data: the bundled dataset (default), a local
+directory, or the Hub.
 
-Choose with the task's ``data`` argument or, for ``mteb run`` where no argument can be passed,
-the ``EXECRETRIEVAL_DATA`` environment variable: unset or ``bundled`` for the dataset shipped in
-the package (fully offline), ``hub`` for the pinned revision on the Hugging Face Hub, or a path to
-a directory made by ``execretrieval build`` or an unpacked original release (``data/*.jsonl``).
+Choose with ``--data`` (``task.load_task(data)``) or the ``EXECRETRIEVAL_DATA`` environment
+variable: unset or ``bundled`` for the dataset shipped in the package (fully offline), ``hub`` for
+the pinned revision on the Hugging Face Hub, or a path to a directory made by ``execretrieval
+build`` or an unpacked original release (``data/*.jsonl``). Plain ``mteb run`` does not read it:
+there the task is mteb's, and loads the pinned Hub commit with mteb's loader.
 
 MTEB's query and corpus ids are the dataset's own ``query_id`` and ``corpus_id`` so that
 predictions join back to the data; relevance is 1 for each of a query's ``correct_corpus_ids``.

@@ -19,7 +19,7 @@ from ..evaluation.frozen import FrozenEmbeddings, save_frozen
 from ..evaluation.model_report import ModelIdentity, identity_record
 from ..evaluation.results_folder import ResultsFolder, model_slug
 from .data_source import SPLIT
-from .task import ExecRetrieval
+from .task import LoadedTask
 
 
 class RecordingEncoder:
@@ -73,7 +73,7 @@ def identity_of(model: Any) -> ModelIdentity:
     )
 
 
-def encode_stacked(model: Any, task: ExecRetrieval, frozen: FrozenEmbeddings, *, batch_size: int,
+def encode_stacked(model: Any, loaded: LoadedTask, frozen: FrozenEmbeddings, *, batch_size: int,
                    progress: bool) -> FrozenEmbeddings:
     """The dataset's stacked mutants encoded as documents by the same model, beside its query matrix.
 
@@ -84,8 +84,7 @@ def encode_stacked(model: Any, task: ExecRetrieval, frozen: FrozenEmbeddings, *,
     from mteb._create_dataloaders import create_dataloader
     from mteb.types import PromptType
 
-    assert task.built is not None
-    stacked = task.built.stacked
+    task, stacked = loaded.task, loaded.built.stacked
     rows = Dataset.from_dict({"id": [r.corpus_id for r in stacked], "title": ["" for _ in stacked],
                               "text": [r.code for r in stacked]})
     loader = create_dataloader(rows, task_metadata=task.metadata, prompt_type=PromptType.document, batch_size=batch_size)
@@ -97,7 +96,7 @@ def encode_stacked(model: Any, task: ExecRetrieval, frozen: FrozenEmbeddings, *,
                             query=frozen.query, corpus=array.astype(np.float32, copy=False))
 
 
-def encode(model: Any, task: ExecRetrieval, folder: ResultsFolder, *, batch_size: int, progress: bool,
+def encode(model: Any, loaded: LoadedTask, folder: ResultsFolder, *, batch_size: int, progress: bool,
            stacked: bool = False) -> Encoded:
     """mteb evaluation of ``model`` on ``task``: result file, predictions, and frozen embeddings if dense
     (with ``stacked``, also the stacked mutants' embeddings; BM25 scores them without encoding)."""
@@ -109,23 +108,23 @@ def encode(model: Any, task: ExecRetrieval, folder: ResultsFolder, *, batch_size
     runner = RecordingEncoder(model) if dense else model
     mteb.evaluate(
         runner,
-        task,
+        loaded.task,
         cache=mteb.ResultCache(folder.mteb_cache),
         prediction_folder=folder.predictions_dir(slug),
         overwrite_strategy="always",  # reuse is decided by dataset fingerprint (see run), never by mteb's cache
         encode_kwargs={"batch_size": batch_size, "show_progress_bar": progress},
         co2_tracker=False,
     )
-    fingerprint = task.fingerprint or ""
+    fingerprint = loaded.fingerprint
     write_text_atomic(
         folder.prediction_dataset(slug),
-        json.dumps({"fingerprint": fingerprint, "revision": task.metadata.revision,
+        json.dumps({"fingerprint": fingerprint, "revision": loaded.revision,
                     "model": identity_record(identity)}, indent=1, sort_keys=True) + "\n",
     )
     frozen = runner.frozen(identity, fingerprint) if isinstance(runner, RecordingEncoder) else None
     if frozen is not None:
         save_frozen(folder.embeddings(slug), frozen)
-        if stacked and task.built is not None and task.built.stacked:
-            stacked_frozen = encode_stacked(model, task, frozen, batch_size=batch_size, progress=progress)
+        if stacked and loaded.built.stacked:
+            stacked_frozen = encode_stacked(model, loaded, frozen, batch_size=batch_size, progress=progress)
             save_frozen(folder.stacked_embeddings(slug), stacked_frozen)
     return Encoded(identity, slug, frozen)
