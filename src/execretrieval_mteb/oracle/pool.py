@@ -77,6 +77,12 @@ class ForkServer:
         """The uid this worker's code runs as (known once the server has started)."""
         self.replaced = 0
         """How many times this worker's server was replaced after an anomaly (or to fit a big suite)."""
+        self.renewed = 0
+        """How many times this worker's server was replaced because a suite left its world not as fresh
+        (memory, processes or descriptors; see ``docs/oracle.md``) before the next suite."""
+        self.omit_rule_groups: tuple[str, ...] = ()
+        """seccomp rule groups to leave out of the next server started (only for the test that shows
+        the start-up check refuses such a sandbox)."""
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> SandboxInfo:
@@ -93,7 +99,7 @@ class ForkServer:
             "limits": self.limits.to_json(), "scratch_root": self._scratch_root, "read_paths": list(self.read_paths),
             "drop_uid": self.drop_uid, "uid_base": SANDBOX_UID_BASE, "disabled": list(self.disabled),
             "cpu": self.cpu, "board_tests": self._board[0], "board_bytes": self._board[1],
-            "timeout_confirm_factor": TIMEOUT_CONFIRM_FACTOR,
+            "timeout_confirm_factor": TIMEOUT_CONFIRM_FACTOR, "seccomp_omit": list(self.omit_rule_groups),
         }
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
         if "TZ" in os.environ:

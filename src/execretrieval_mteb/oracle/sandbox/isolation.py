@@ -232,17 +232,18 @@ def sandbox_worker_uid(config):
     return config["uid_base"] + os.getpid()
 
 
-def sandbox_seccomp_programs(disabled=()):
-    """The seccomp programs (``seccomp_programs``), or why there are none; before ``sandbox_isolate_server``."""
+def sandbox_seccomp_programs(disabled=(), omit=()):
+    """The seccomp programs (``seccomp_programs``, without the rule groups ``omit``), or why there are
+    none; before ``sandbox_isolate_server``."""
     if set(disabled) & set(SANDBOX_SECCOMP_LAYERS):
         return _DISABLED
     try:
-        return seccomp_programs()
+        return seccomp_programs(omit)
     except OSError as exc:
         return exc.strerror or str(exc)
 
 
-def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, seccomp, disabled=()):
+def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, seccomp, disabled=(), omit=()):
     """What the launcher and each child will apply, prepared once in the server: (plan, active, {name: why missing}).
 
     The plan is plain data: the launcher receives it marshalled, in its spec (``_Launcher``). The
@@ -294,8 +295,10 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, seccomp, disable
     try:
         if isinstance(seccomp, str):
             raise OSError(0, seccomp)
-        seccomp_prepare(seccomp)  # raises if libseccomp put the pid sentinel astray
+        names_pid = "signals_to_self" not in omit
+        seccomp_prepare(seccomp, names_pid)  # raises if libseccomp put the pid sentinel astray
         plan["seccomp"] = [program.hex() for program in seccomp]
+        plan["seccomp_names_pid"] = names_pid
         active += list(SANDBOX_SECCOMP_LAYERS) + ["no_new_privs"]
     except OSError as exc:
         missing.update({name: exc.strerror or str(exc) for name in SANDBOX_SECCOMP_LAYERS})
@@ -309,7 +312,7 @@ def sandbox_ready_plan(plan, limits):
     (seccomp buffers, the CPU rlimit's and prctl's arguments), so that a child only uses them."""
     ready = dict(plan, pdeathsig=sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL), cpu_limit=_child_cpu_limit(limits))
     if plan["seccomp"] is not None:
-        ready["seccomp"] = seccomp_prepare([bytes.fromhex(program) for program in plan["seccomp"]])
+        ready["seccomp"] = seccomp_prepare([bytes.fromhex(program) for program in plan["seccomp"]], plan["seccomp_names_pid"])
     return ready
 
 

@@ -73,7 +73,7 @@ def launcher_main(spec):
     """
     board = None
     try:
-        board = _Board(spec["board_tests"], spec["board_bytes"], spec["board_fd"])
+        board = _Board(spec["board_tests"], spec["board_bytes"], tuple(spec["board_fds"]))
         sys.argv = ["-c"]  # what code under `python -c` (the study's runner) sees
         sys.modules["pytest"] = pytest  # `import pytest` in a test gets the shim
         plan = sandbox_ready_plan(spec["plan"], spec["limits"])
@@ -131,7 +131,7 @@ class _Launcher:
         self.board, self.proc_fd = board, proc_fd
         requests_r, requests_w = os.pipe()
         answers_r, answers_w = os.pipe()
-        spec = {"board_tests": board.capacity, "board_bytes": board.payload_capacity, "board_fd": board.fd,
+        spec = {"board_tests": board.capacity, "board_bytes": board.payload_capacity, "board_fds": list(board.fds),
                 "requests_fd": requests_r, "answers_fd": answers_w, "plan": plan, "limits": config["limits"],
                 "scratch_dir": scratch_dir}
         program = marshal.dumps((launcher_code, spec))
@@ -140,7 +140,7 @@ class _Launcher:
             raise _Anomaly("harness", "could not hand the launcher its program")
         argv = config["launcher_command"] + [str(program_fd), str(len(program))]
         env = sandbox_launcher_environment(scratch_dir, config.get("hash_seed"))
-        passed = [fd for fd in (requests_r, answers_w, board.fd, program_fd, plan["landlock_ruleset"]) if fd is not None]
+        passed = [fd for fd in (requests_r, answers_w, *board.fds, program_fd, plan["landlock_ruleset"]) if fd is not None]
         pid = os.fork()
         if pid == 0:
             try:

@@ -147,12 +147,13 @@ def _start(config):
     scratch_root = config["scratch_root"]
     read_paths = list(config["read_paths"]) + [p for p in sys.path if p and os.path.exists(p)]
     read_paths.append(os.path.dirname(os.path.realpath(sys.executable)))
-    seccomp = sandbox_seccomp_programs(config["disabled"])  # before the PID namespace: see seccomp.py
+    omit = config.get("seccomp_omit", ())
+    seccomp = sandbox_seccomp_programs(config["disabled"], omit)  # before the PID namespace: see seccomp.py
     active, missing, proc_fd = sandbox_isolate_server(scratch_root, read_paths, config["disabled"])
     os.chdir("/")
     uid = sandbox_worker_uid(config) if config["drop_uid"] else os.getuid()
     plan, child_active, child_missing = sandbox_child_plan(
-        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, seccomp, config["disabled"])
+        sorted(set(read_paths)), scratch_root, config["drop_uid"], uid, seccomp, config["disabled"], omit)
     config = dict(config, drop_uid=plan["drop_uid"])
     active = sorted(set(active) | set(child_active))
     missing.update(child_missing)
