@@ -44,8 +44,10 @@ try:  # imported as part of the package (tests, type checkers); in the sandbox p
 except ImportError:
     pass
 
-_CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = (
-    0x00020000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = (
+    0x00020000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+SANDBOX_HOST_NAME = b"sandbox"
+"""The host name a suite sees (``uname``, ``socket.gethostname``): the same on every machine."""
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
 _NR_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 _MNT_DETACH = 2
@@ -54,11 +56,12 @@ _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
 
 _DISABLED = "disabled by the caller"
 SANDBOX_NAMESPACE_LAYERS = (
-    "network_namespace", "mount_namespace", "ipc_namespace", "pid_namespace", "minimal_root", "read_only_mounts",
-    "scratch_tmpfs", "fresh_scratch",
+    "network_namespace", "mount_namespace", "ipc_namespace", "pid_namespace", "uts_namespace", "minimal_root",
+    "read_only_mounts", "scratch_tmpfs", "fresh_scratch",
 )
 SANDBOX_LANDLOCK_LAYERS = ("landlock_filesystem", "landlock_network", "landlock_scope")
-SANDBOX_SECCOMP_LAYERS = ("seccomp", "self_only_process_calls", "stream_socketpair_only", "no_ipc_objects")
+SANDBOX_SECCOMP_LAYERS = ("seccomp", "self_only_process_calls", "stream_socketpair_only", "no_ipc_objects",
+                          "no_lingering_files")
 SANDBOX_WRITABLE_DEVICES = ("/dev/null", "/dev/zero")
 
 
@@ -125,16 +128,19 @@ def sandbox_isolate_server(scratch_root, read_paths, disabled=()):
     if set(disabled) & set(SANDBOX_NAMESPACE_LAYERS):
         return active, {name: _DISABLED for name in SANDBOX_NAMESPACE_LAYERS}, proc_fd
     uid, gid = os.geteuid(), os.getegid()
-    flags = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWPID | (0 if uid == 0 else _CLONE_NEWUSER)
+    flags = (_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWPID | _CLONE_NEWUTS
+             | (0 if uid == 0 else _CLONE_NEWUSER))
     try:
         sys_check(sys_libc.unshare(ctypes.c_int(flags)))
         if uid != 0:
             for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
                 with open(f"/proc/self/{name}", "w") as fh:
                     fh.write(text)
+        sys_check(sys_libc.sethostname(SANDBOX_HOST_NAME, ctypes.c_size_t(len(SANDBOX_HOST_NAME))))
+        sys_check(sys_libc.setdomainname(b"(none)", ctypes.c_size_t(6)))
     except OSError as exc:
         return active, {name: f"unshare failed: {exc}" for name in SANDBOX_NAMESPACE_LAYERS}, proc_fd
-    active += ["network_namespace", "mount_namespace", "ipc_namespace", "pid_namespace"]
+    active += ["network_namespace", "mount_namespace", "ipc_namespace", "pid_namespace", "uts_namespace"]
     try:
         _mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
         if os.uname().machine not in _NR_PIVOT_ROOT:
@@ -359,7 +365,7 @@ def sandbox_launcher_limits(limits):
     r = SYS_RLIMITS
     return {
         r["AS"]: limits["memory_mb"] << 20, r["FSIZE"]: limits["file_size_mb"] << 20, r["NOFILE"]: limits["open_files"],
-        r["NPROC"]: limits["processes"], r["CORE"]: 0, r["MSGQUEUE"]: 0, r["NICE"]: 0, r["RTPRIO"]: 0,
+        r["NPROC"]: limits["processes"], r["CORE"]: 0, r["MSGQUEUE"]: 0, r["NICE"]: 0, r["RTPRIO"]: 0, r["MEMLOCK"]: 0,
     }
 
 
@@ -409,7 +415,7 @@ def sandbox_confine_child(plan):
 _CHECKED_RLIMITS = tuple(SYS_RLIMITS[name] for name in (
     "AS", "CPU", "DATA", "FSIZE", "MEMLOCK", "NOFILE", "NPROC", "SIGPENDING", "STACK"))
 """The limits whose change would reach a child. The others cannot: CORE, MSGQUEUE, NICE and RTPRIO
-are already (0, 0) and cannot go lower, the kernel ignores RSS and LOCKS, and RTTIME only bounds
+are already (0, 0) and cannot go lower (MEMLOCK too, but it is checked with the rest), the kernel ignores RSS and LOCKS, and RTTIME only bounds
 real-time policies, which RTPRIO 0 forbids. (Each read is a system call of about 2 us here.)"""
 
 

@@ -52,6 +52,7 @@ except ImportError:
 _HELLO, _STATUS, _FORK_FAILED = 0, 1, 2
 _ANSWER = struct.Struct("=iiqi")
 _HELLO_BUDGET_S = 10.0  # for the launcher's interpreter to start and confine itself
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # the unit of CPU times in /proc/PID/stat
 
 
 class _Anomaly(Exception):
@@ -196,20 +197,36 @@ class _Launcher:
             raise _Anomaly("fork_failed", f"the launcher could not fork a child: {os.strerror(value)}")
         return value, cpu_us / 1e6
 
-    def kill_child(self):
-        """SIGKILL the running child (and its process group), if any. Its pid is read from the
-        kernel's list of the launcher's children (through the host's /proc, which the server's
-        root no longer shows): the launcher's own numbers are those of its PID namespace, which
-        mean nothing here."""
+    def _child_pids(self):
+        """Host pids of the launcher's children, from the kernel's list (through the host's /proc,
+        which the server's root no longer shows): the launcher's own numbers are those of its PID
+        namespace, which mean nothing here."""
         try:
             fd = os.open(f"{self.pid}/task/{self.pid}/children", os.O_RDONLY, dir_fd=self.proc_fd)
             try:
-                pids = [int(p) for p in os.read(fd, 4096).split()]
+                return [int(p) for p in os.read(fd, 4096).split()]
             finally:
                 os.close(fd)
         except OSError:
-            return
-        for pid in pids:
+            return []
+
+    def child_cpu(self):
+        """CPU seconds the running child has used (all its threads, to the scheduler tick), or None."""
+        for pid in self._child_pids():
+            try:
+                fd = os.open(f"{pid}/stat", os.O_RDONLY, dir_fd=self.proc_fd)
+                try:
+                    fields = os.read(fd, 4096).rsplit(b")", 1)[1].split()
+                finally:
+                    os.close(fd)
+                return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime
+            except (OSError, IndexError, ValueError):
+                return None
+        return None
+
+    def kill_child(self):
+        """SIGKILL the running child (and its process group), if any."""
+        for pid in self._child_pids():
             for kill in (os.killpg, os.kill):
                 try:
                     kill(pid, signal.SIGKILL)

@@ -43,6 +43,7 @@ _KILL_GRACE_S = 0.5  # after a test's wall budget, the in-child timer gets this 
 _SETUP_BUDGET_S = 5.0  # a child that has not started its first test by then is an infrastructure failure
 _REAP_BUDGET_S = 5.0  # after a kill, the launcher has this long to report the child's end
 _CPU_BACKED = 0.99  # a test that used this share of its CPU budget timed out on CPU (not re-run)
+_CPU_BACKSTOP_S = 0.1  # a test this far past its CPU budget (its timers silenced) is killed by the server
 
 
 def _death_verdict(status):
@@ -58,15 +59,20 @@ def _death_verdict(status):
     return "ERROR:ProcessExited"
 
 
-def _watch(launcher, board, start, test_wall_s, suite_deadline):
+def _watch(launcher, board, start, test_wall_s, suite_deadline, test_cpu_s):
     """Wait until the child (asked to start at run entry ``start``) ends or overruns.
 
-    Returns (why it was killed: None, "test", "suite" or "setup"; its wait status; its CPU seconds).
+    Returns (why it was killed: None, "test", "cpu", "suite" or "setup"; its wait status; its CPU seconds).
+    A test still running when its CPU budget could be spent is looked at: past the budget by
+    ``_CPU_BACKSTOP_S`` (its timer signals blocked or ignored) it is killed, so that no test buys CPU
+    beyond its budget (an unprivileged child running several tests cannot have a per-test hard RLIMIT_CPU:
+    hard limits cannot be raised again for the next test).
     """
     forked_at = time.monotonic()
     killed_for = None
     while True:
-        current, started_at, _, position = board.state()
+        current, started_at, cpu_at_begin, position = board.state()
+        cpu_check = None
         if current is None and position == start:  # not started yet
             deadline, reason = min(suite_deadline, forked_at + _SETUP_BUDGET_S), "setup"
         elif current is None:
@@ -75,20 +81,30 @@ def _watch(launcher, board, start, test_wall_s, suite_deadline):
             test_deadline = started_at + test_wall_s
             deadline = min(suite_deadline, test_deadline) + _KILL_GRACE_S
             reason = "test" if test_deadline < suite_deadline else "suite"
+            cpu_check = started_at + test_cpu_s + _CPU_BACKSTOP_S
         now = time.monotonic()
         if now >= deadline:
             killed_for = "suite" if now >= suite_deadline else reason
             launcher.kill_child()
             break
-        # A running test is watched until its deadline; before the first test or between tests
-        # the state changes on its own, so look again soon.
-        if launcher.wait(deadline if current is not None else min(deadline, now + _RECHECK_S)):
+        if cpu_check is not None and now >= cpu_check:
+            used = launcher.child_cpu()
+            if used is not None and used - cpu_at_begin >= test_cpu_s + _CPU_BACKSTOP_S and board.state()[0] == current:
+                killed_for = "cpu"
+                launcher.kill_child()
+                break
+            left = test_cpu_s + _CPU_BACKSTOP_S - (used - cpu_at_begin if used is not None else 0.0)
+            cpu_check = now + max(left, _RECHECK_S)
+        # A running test is watched until its deadline (or its CPU check); before the first test or
+        # between tests the state changes on its own, so look again soon.
+        wake = min(deadline, cpu_check) if current is not None else min(deadline, now + _RECHECK_S)
+        if launcher.wait(wake):
             break  # the launcher has reaped the child
     status, cpu_s = launcher.child_end(time.monotonic() + _REAP_BUDGET_S)
     return killed_for, status, cpu_s
 
 
-def _run_pass(launcher, board, run, test_wall_s, suite_wall_s):
+def _run_pass(launcher, board, run, test_wall_s, suite_wall_s, test_cpu_s):
     """Run tests ``run`` (indices, in order) in as many children as crashes and hangs need.
 
     Returns {index: (outcome, CPU seconds)} for the tests that got a verdict before the pass's
@@ -100,7 +116,7 @@ def _run_pass(launcher, board, run, test_wall_s, suite_wall_s):
     while position < len(run) and time.monotonic() < suite_deadline:
         board.plan(run, position, suite_deadline, test_wall_s)
         launcher.spawn()
-        killed_for, status, child_cpu_s = _watch(launcher, board, position, test_wall_s, suite_deadline)
+        killed_for, status, child_cpu_s = _watch(launcher, board, position, test_wall_s, suite_deadline, test_cpu_s)
         current, _, cpu_at_begin, done = board.state()
         for p in range(position, done):
             outcome, cpu_s = board.result(run[p])
@@ -111,7 +127,7 @@ def _run_pass(launcher, board, run, test_wall_s, suite_wall_s):
         if killed_for == "setup" or (done == position and current is None and killed_for != "suite"):
             raise _Anomaly("child_setup", f"sandboxed child ended before running test {run[position]} (wait status {status})")
         if current is not None:
-            verdict = "TIMEOUT" if killed_for in ("test", "suite") else _death_verdict(status)
+            verdict = "TIMEOUT" if killed_for in ("test", "cpu", "suite") else _death_verdict(status)
             results[current] = (verdict, max(0.0, child_cpu_s - cpu_at_begin))
             done += 1
         if killed_for == "suite":
@@ -125,14 +141,17 @@ def _run_suite(launcher, board, request, limits, config):
     tests = request["tests"]
     n = len(tests)
     board.load(request["code"], tests)
-    results = _run_pass(launcher, board, list(range(n)), limits["test_wall_s"], limits["suite_wall_s"])
+    cpu_s = limits["test_cpu_s"]
+    results = _run_pass(launcher, board, list(range(n)), limits["test_wall_s"], limits["suite_wall_s"], cpu_s)
     unreached = ("TIMEOUT", 0.0)  # a test the suite deadline left unstarted
     unsure = [i for i in range(n) if results.get(i, unreached)[0] == "TIMEOUT"
               and results.get(i, unreached)[1] < _CPU_BACKED * limits["test_cpu_s"]]
     if unsure:
         factor = config["timeout_confirm_factor"]
-        results.update(_run_pass(launcher, board, unsure, factor * limits["test_wall_s"], factor * limits["suite_wall_s"]))
-    outcomes = [results.get(i, unreached)[0] for i in range(n)]
+        results.update(_run_pass(launcher, board, unsure, factor * limits["test_wall_s"], factor * limits["suite_wall_s"],
+                                 cpu_s))
+    # a test that used more than its CPU budget is TIMEOUT whatever it reported (its timers were silenced)
+    outcomes = [results.get(i, unreached)[0] if results.get(i, unreached)[1] <= cpu_s else "TIMEOUT" for i in range(n)]
     cpu = [round(results.get(i, unreached)[1], 6) for i in range(n)]
     return outcomes, cpu
 
