@@ -200,10 +200,14 @@ class SandboxScratch:
         self._as_mounted = self._state()
 
     def _state(self):
-        """The root's owner, mode, links, size (on tmpfs, 20 bytes per entry) and change times: a file
-        made and removed, an attribute or extended attribute set, all change one of them."""
+        """The root's owner, mode, links, size (on tmpfs, 20 bytes per entry) and change times, and
+        the file system's free blocks and inodes: a file made and removed, an attribute or extended
+        attribute set, a file with no name (``O_TMPFILE``) or one unlinked but still held open, all
+        change one of them."""
         st = os.lstat(self.path)
-        return st.st_uid, st.st_gid, st.st_mode, st.st_nlink, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+        fs = os.statvfs(self.path)
+        return (st.st_uid, st.st_gid, st.st_mode, st.st_nlink, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                fs.f_bfree, fs.f_ffree)
 
     def _untouched(self):
         """One ``lstat`` on a fresh tmpfs; a plain directory is listed too (its size says nothing)."""

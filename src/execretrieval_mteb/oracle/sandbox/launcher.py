@@ -126,9 +126,10 @@ def _launcher_loop(requests_fd, answers_fd, board, limits, plan, scratch_dir):
 class _Launcher:
     """The server's handle on its launcher process: ask for children, read their ends, check the launcher."""
 
-    def __init__(self, board, config, plan, scratch_dir, proc_fd, launcher_code):
+    def __init__(self, board, config, plan, scratch_dir, proc_fd, launcher_code, cgroup_procs=()):
         """Start the launcher: a fresh interpreter running ``launcher_code`` (the launcher's modules,
-        compiled by the server: see ``program.py``), confined with ``plan``; returns once it is ready."""
+        compiled by the server: see ``program.py``), confined with ``plan``, in the worker's cgroup
+        (``cgroup_procs``: its ``cgroup.procs`` files, one per hierarchy); returns once it is ready."""
         self.board, self.proc_fd = board, proc_fd
         requests_r, requests_w = os.pipe()
         answers_r, answers_w = os.pipe()
@@ -145,6 +146,8 @@ class _Launcher:
         pid = os.fork()
         if pid == 0:
             try:
+                for fd in cgroup_procs:
+                    os.write(fd, b"0")  # this process, before its interpreter allocates anything
                 for fd in passed:
                     os.set_inheritable(fd, True)
                 os.execve(argv[0], argv, env)

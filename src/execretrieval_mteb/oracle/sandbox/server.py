@@ -32,7 +32,7 @@ import time
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
     from .child import _Board
     from .isolation import (
-        SandboxScratch, sandbox_child_plan, sandbox_isolate_server, sandbox_seccomp_programs, sandbox_worker_uid,
+        _DISABLED, SandboxScratch, sandbox_child_plan, sandbox_isolate_server, sandbox_seccomp_programs, sandbox_worker_uid,
     )
     from .launcher import _Anomaly, _Launcher
 except ImportError:
@@ -136,6 +136,46 @@ def _run_pass(launcher, board, run, test_wall_s, suite_wall_s, test_cpu_s):
     return results
 
 
+class _WorkerCgroup:
+    """The server's handle on its worker's cgroup (made by the host: ``cgroups.py``), opened before
+    the server's root is replaced: the launcher is moved into it before its interpreter starts, and
+    after each suite the server reads what the worker holds."""
+
+    _SHARED = (b"\nshmem ", b"\nsock ")  # memory.stat lines (v1 and v2; v2 only counts socket buffers)
+
+    def __init__(self, spec):
+        directories = spec["directories"]
+        flags = os.O_RDONLY | os.O_CLOEXEC
+        self.procs = [os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
+                      for d in sorted(set(directories.values()))]
+        self.memory_stat = os.open(os.path.join(directories["memory"], "memory.stat"), flags)
+        self.pids_current = os.open(os.path.join(directories["pids"], "pids.current"), flags)
+        self.baseline = None
+
+    def shared_memory(self):
+        """Bytes of shared memory (tmpfs, memfd, SysV) and socket buffers charged to the worker."""
+        data = os.pread(self.memory_stat, 1 << 16, 0)
+        total = 0
+        for key in self._SHARED:
+            at = data.find(key)
+            if at >= 0:
+                at += len(key)
+                total += int(data[at : data.index(b"\n", at)])
+        return total
+
+    def state(self):
+        """(shared memory, processes): the launcher alone, between suites, in a fresh world."""
+        return self.shared_memory(), int(os.pread(self.pids_current, 64, 0))
+
+    def not_fresh(self):
+        """Why the worker is not as fresh as after its start (None when it is)."""
+        state = self.state()
+        if state == self.baseline:
+            return None
+        return (f"the worker holds {state[0] - self.baseline[0]} more bytes of shared memory and "
+                f"{state[1] - self.baseline[1]} more processes than when it started")
+
+
 def _run_suite(launcher, board, request, limits, config):
     """(outcome strings, CPU seconds per test); a wall-clock TIMEOUT under the CPU budget is confirmed once."""
     tests = request["tests"]
@@ -166,6 +206,12 @@ def _start(config):
     scratch_root = config["scratch_root"]
     read_paths = list(config["read_paths"]) + [p for p in sys.path if p and os.path.exists(p)]
     read_paths.append(os.path.dirname(os.path.realpath(sys.executable)))
+    cgroup, cgroup_missing = None, config.get("cgroup_missing", "no cgroup was made for this worker")
+    if config.get("cgroup") is not None and "worker_cgroup" not in config["disabled"]:
+        try:
+            cgroup = _WorkerCgroup(config["cgroup"])  # before the root is replaced: /sys is not in the new one
+        except OSError as exc:
+            cgroup_missing = f"cannot open the worker's cgroup: {exc}"
     omit = config.get("seccomp_omit", ())
     seccomp = sandbox_seccomp_programs(config["disabled"], omit)  # before the PID namespace: see seccomp.py
     active, missing, proc_fd = sandbox_isolate_server(scratch_root, read_paths, config["disabled"])
@@ -176,6 +222,10 @@ def _start(config):
     config = dict(config, drop_uid=plan["drop_uid"])
     active = sorted(set(active) | set(child_active))
     missing.update(child_missing)
+    if cgroup is not None:
+        active.append("worker_cgroup")
+    else:
+        missing["worker_cgroup"] = _DISABLED if "worker_cgroup" in config["disabled"] else cgroup_missing
     for name in active:
         missing.pop(name, None)
     owner = (uid, uid) if plan["drop_uid"] else (os.getuid(), os.getgid())
@@ -189,8 +239,18 @@ def _start(config):
     os.close(devnull)
     board = _Board(config["board_tests"], config["board_bytes"])
     # before any suite is read: see launcher.py. LAUNCHER_CODE: the launcher's modules, compiled by SERVER_BOOTSTRAP
-    launcher = _Launcher(board, config, plan, scratch.path, proc_fd, LAUNCHER_CODE)  # noqa: F821
-    return config, hello, scratch, board, launcher
+    launcher = _Launcher(board, config, plan, scratch.path, proc_fd, LAUNCHER_CODE,  # noqa: F821
+                         cgroup.procs if cgroup is not None else ())
+    if cgroup is not None:
+        cgroup.baseline = cgroup.state()
+    return config, hello, scratch, board, launcher, cgroup
+
+
+def _renew(scratch, cgroup):
+    """After a suite: the scratch renewed if the suite used it (``SandboxScratch.fresh``); why the
+    worker itself is not as fresh as when it started (memory, processes), or None."""
+    scratch.fresh()
+    return cgroup.not_fresh() if cgroup is not None else None
 
 
 def serve(config):
@@ -203,7 +263,7 @@ def serve(config):
     os.close(devnull)
     config = dict(config, hash_seed=os.environ.get("PYTHONHASHSEED"))  # the launcher starts with the same
     try:
-        config, hello, scratch, board, launcher = _start(config)
+        config, hello, scratch, board, launcher, cgroup = _start(config)
     except _Anomaly as exc:
         replies.write((json.dumps({"start_error": f"{exc.kind}: {exc}"}) + "\n").encode())
         replies.flush()
@@ -213,10 +273,12 @@ def serve(config):
     for line in requests:
         request = json.loads(line)
         try:
-            scratch.fresh()
             outcomes, cpu = _run_suite(launcher, board, request, config["limits"], config)
             launcher.check()
             reply = {"outcomes": outcomes, "cpu_s": cpu}
+            stale = _renew(scratch, cgroup)  # the next suite starts in a world equal to a fresh one
+            if stale is not None:
+                reply.update(retire=True, renew=stale)  # this suite's verdict stands: it started fresh
         except _Anomaly as exc:
             reply = {"infra_error": str(exc), "kind": exc.kind, "retire": True}
         except Exception as exc:  # noqa: BLE001 - reported to the host, never cached
