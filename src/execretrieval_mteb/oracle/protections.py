@@ -84,8 +84,8 @@ class Protection(enum.Enum):
     WORKER_CGROUP = "worker_cgroup"
     """Each worker's launcher and children are in a cgroup of their own with a memory and a process
     limit (v1 ``memory``/``pids`` or v2): what rlimits cannot see (tmpfs pages, shared memory) is
-    bounded, and after each suite the server checks that the worker holds no more shared memory and
-    no more processes than when fresh (otherwise the worker is rebuilt before the next suite)."""
+    bounded, and after each suite the server checks that the worker holds no more processes and
+    hardly more memory than when fresh (otherwise the worker is rebuilt before the next suite)."""
 
     CPU_TIME_LIMIT = "cpu_time_limit"
     """Each test has a CPU-time budget (exact clock read by the child's timers; the server kills a

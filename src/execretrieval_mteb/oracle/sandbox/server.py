@@ -139,41 +139,40 @@ def _run_pass(launcher, board, run, test_wall_s, suite_wall_s, test_cpu_s):
 class _WorkerCgroup:
     """The server's handle on its worker's cgroup (made by the host: ``cgroups.py``), opened before
     the server's root is replaced: the launcher is moved into it before its interpreter starts, and
-    after each suite the server reads what the worker holds."""
+    after each suite the server reads what the worker holds.
 
-    _SHARED = (b"\nshmem ", b"\nsock ")  # memory.stat lines (v1 and v2; v2 only counts socket buffers)
+    Memory is read as the cgroup's charged total (``memory.usage_in_bytes``, v2 ``memory.current``:
+    a counter the kernel keeps exact to a per-CPU batch, where ``memory.stat`` may lag by seconds).
+    That total also grows with the page cache and kernel objects of ordinary work (modules read
+    for the first time, directory entries), so the worker counts as fresh while it holds at most
+    ``_MEMORY_SLACK`` more than after its start: less than the room the host leaves between the
+    cgroup's limit and what a suite may use (``pool._cgroup_memory_bytes``), so that what is left
+    can never bring a later suite to the limit. Processes are exact: the launcher alone.
+    """
+
+    _MEMORY_SLACK = 32 << 20
 
     def __init__(self, spec):
         directories = spec["directories"]
         flags = os.O_RDONLY | os.O_CLOEXEC
         self.procs = [os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
                       for d in sorted(set(directories.values()))]
-        self.memory_stat = os.open(os.path.join(directories["memory"], "memory.stat"), flags)
+        usage = "memory.usage_in_bytes" if spec["versions"]["memory"] == 1 else "memory.current"
+        self.memory = os.open(os.path.join(directories["memory"], usage), flags)
         self.pids_current = os.open(os.path.join(directories["pids"], "pids.current"), flags)
         self.baseline = None
 
-    def shared_memory(self):
-        """Bytes of shared memory (tmpfs, memfd, SysV) and socket buffers charged to the worker."""
-        data = os.pread(self.memory_stat, 1 << 16, 0)
-        total = 0
-        for key in self._SHARED:
-            at = data.find(key)
-            if at >= 0:
-                at += len(key)
-                total += int(data[at : data.index(b"\n", at)])
-        return total
-
     def state(self):
-        """(shared memory, processes): the launcher alone, between suites, in a fresh world."""
-        return self.shared_memory(), int(os.pread(self.pids_current, 64, 0))
+        """(bytes charged to the worker, its processes)."""
+        return int(os.pread(self.memory, 64, 0)), int(os.pread(self.pids_current, 64, 0))
 
     def not_fresh(self):
         """Why the worker is not as fresh as after its start (None when it is)."""
-        state = self.state()
-        if state == self.baseline:
+        memory, processes = self.state()
+        if memory <= self.baseline[0] + self._MEMORY_SLACK and processes == self.baseline[1]:
             return None
-        return (f"the worker holds {state[0] - self.baseline[0]} more bytes of shared memory and "
-                f"{state[1] - self.baseline[1]} more processes than when it started")
+        return (f"the worker holds {(memory - self.baseline[0]) >> 20} MiB more memory and "
+                f"{processes - self.baseline[1]} more processes than when it started")
 
 
 def _run_suite(launcher, board, request, limits, config):
@@ -243,6 +242,8 @@ def _start(config):
                          cgroup.procs if cgroup is not None else ())
     if cgroup is not None:
         cgroup.baseline = cgroup.state()
+        if cgroup.baseline[1] != 1:
+            raise _Anomaly("sandbox_start", f"the worker's cgroup holds {cgroup.baseline[1]} processes, not its launcher alone")
     return config, hello, scratch, board, launcher, cgroup
 
 
