@@ -24,9 +24,10 @@ class Canary:
     """True for legitimate code that must keep working; False for an attack that must be contained."""
     quick: bool = True
     code: str = ""
-    alone: bool = False
-    """True when the attack, should it work, would disturb the canaries after it in a shared process
-    (a second process running them, a launcher found altered): ``run_quick`` gives it a suite of its own."""
+    apart: str = ""
+    """Non-empty when the attack, should it work, would disturb the canaries after it in a shared
+    process (a second process running them, a launcher found altered): ``run_quick`` gives the
+    canaries with the same ``apart`` a suite of their own (``"alone"``: one each)."""
 
     @property
     def suite(self) -> Suite:
@@ -64,16 +65,16 @@ CANARIES: tuple[Canary, ...] = (
            False),
     # processes: seccomp, the PID and UTS namespaces, the uid
     Canary("runs_as_root", "import os\nassert os.getuid() == 0", False),
-    Canary("fork", "import os\nos.fork()", False, alone=True),
+    Canary("fork", "import os\nos.fork()", False, apart="alone"),
     Canary("raw_fork", "import ctypes, os\npid = ctypes.CDLL(None).syscall(57)\nif pid == 0:\n    os._exit(0)\nassert pid > 0",
-           False, alone=True),
+           False, apart="alone"),
     Canary("exec_program", "import subprocess\nsubprocess.run(['/bin/true'], check=True)", False),
     Canary("exec_missing_program", "import os\ntry:\n    os.execv('/nonexistent', ['x'])\nexcept FileNotFoundError:\n    pass",
            False),  # FileNotFoundError only when execve may run (EPERM otherwise)
     Canary("signal_parent", "import os\nos.kill(os.getppid(), 0)", False),
     Canary("pidfd_of_itself", "import os\nos.close(os.pidfd_open(os.getpid()))", False),
     Canary("ptrace_parent", "import ctypes, os\nassert ctypes.CDLL(None).ptrace(16, os.getppid(), 0, 0) == 0", False,
-           alone=True),
+           apart="alone"),
     Canary("leave_process_group", "import os\nos.setpgid(0, 0)", False),
     Canary("own_process_group", "import os\nassert os.getpgid(0) == os.getpid()", True),
     Canary("sees_processes_outside", "import os\nassert os.getppid() != 1", False),
@@ -81,12 +82,13 @@ CANARIES: tuple[Canary, ...] = (
     Canary("kernel_admin_call", "import ctypes\nassert ctypes.CDLL(None).personality(0xffffffff) >= 0", False),
     Canary("no_new_privs_is_set", "import ctypes\nassert ctypes.CDLL(None).prctl(39, 0, 0, 0, 0) == 1", True),
     Canary("threads_work", "import threading\nout = []\nt = threading.Thread(target=out.append, args=(1,))\nt.start(); t.join()\nassert out == [1]", True),
-    # the launcher, from its child (each alone: if it worked, the launcher would be found altered)
+    # the launcher, from its child (a suite apart: if one worked, the launcher would be found altered
+    # after it, and every canary of that suite would fail the check, not only its own)
     Canary("limit_the_launcher", "import os, resource\nresource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (3, 3))", False,
-           alone=True),
-    Canary("renice_the_launcher", "import os\nos.setpriority(os.PRIO_PROCESS, os.getppid(), 19)", False, alone=True),
-    Canary("renice_every_process_of_the_uid", "import os\nos.setpriority(os.PRIO_USER, 0, 19)", False, alone=True),
-    Canary("pin_the_launcher", "import os\nos.sched_setaffinity(os.getppid(), {0})", False, alone=True),
+           apart="launcher"),
+    Canary("renice_the_launcher", "import os\nos.setpriority(os.PRIO_PROCESS, os.getppid(), 19)", False, apart="launcher"),
+    Canary("renice_every_process_of_the_uid", "import os\nos.setpriority(os.PRIO_USER, 0, 19)", False, apart="launcher"),
+    Canary("pin_the_launcher", "import os\nos.sched_setaffinity(os.getppid(), {0})", False, apart="launcher"),
     Canary("signal_driven_io_to_the_launcher", "import fcntl, os\nr, w = os.pipe()\nfcntl.fcntl(r, fcntl.F_SETOWN, os.getppid())",
            False),
     # limits
@@ -101,7 +103,7 @@ CANARIES: tuple[Canary, ...] = (
     Canary("lazy_stdlib_imports", "import decimal, fractions, zoneinfo, heapq, bisect, re\nassert str(zoneinfo.ZoneInfo('Europe/Paris'))", True),
     Canary("bounded_recursion", "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\nassert depth(900) == 900", True),
     Canary("own_limits_work", "import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, (32, 64))\n"
-           "assert resource.getrlimit(resource.RLIMIT_NOFILE) == (32, 64)", True, alone=True),
+           "assert resource.getrlimit(resource.RLIMIT_NOFILE) == (32, 64)", True, apart="launcher"),
     # slow: the budgets themselves (``execretrieval oracle selfcheck``)
     Canary("python_infinite_loop", "while True:\n    pass", False, quick=False),
     Canary("c_level_infinite_loop", "import itertools\nsum(itertools.repeat(1))", False, quick=False),
@@ -179,7 +181,8 @@ def judge(chosen: Sequence[Canary], results: Sequence[SuiteResult]) -> list[Cana
 
 def run_quick(chosen: Sequence[Canary], groups: int, run: Callable[[list[Suite]], list[SuiteResult]]) -> list[CanaryResult]:
     """Run quick canaries as ``groups`` suites (one per worker), each canary one test of them, but
-    those marked ``alone``, which get a suite each.
+    those set ``apart``, which share a suite with the canaries of the same ``apart`` only (``"alone"``:
+    a suite each).
 
     The tests of a suite share a process, so the modules they import load once (measured: the
     start-up's self-check takes 16 ms instead of 28). Quick canaries end within milliseconds: one
@@ -188,11 +191,13 @@ def run_quick(chosen: Sequence[Canary], groups: int, run: Callable[[list[Suite]]
     """
     if any(not c.quick for c in chosen):
         raise ValueError("only quick canaries share suites: a slow one could leave the others unreached")
-    buckets: dict[tuple[str, int], list[int]] = {}
+    buckets: dict[tuple[str, int | str], list[int]] = {}
     shared = 0
     for i, canary in enumerate(chosen):
-        if canary.alone:
+        if canary.apart == "alone":
             buckets[(canary.code, -1 - i)] = [i]
+        elif canary.apart:
+            buckets.setdefault((canary.code, canary.apart), []).append(i)
         else:
             buckets.setdefault((canary.code, shared % max(1, groups)), []).append(i)
             shared += 1

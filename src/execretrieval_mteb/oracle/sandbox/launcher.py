@@ -117,6 +117,7 @@ def _launcher_loop(requests_fd, answers_fd, board, limits, plan, scratch_dir):
         except OSError:
             pass
         status = os.waitpid(pid, 0)[1]
+        os.chdir("/")  # a scratch tmpfs the server replaces is then held by no one: its memory goes at once
         total_us = children_cpu.microseconds()
         cpu_us, reaped_cpu_us = total_us - reaped_cpu_us, total_us
         os.write(answers_fd, _ANSWER.pack(_STATUS, status, cpu_us, read_own_limits() != own_limits))
