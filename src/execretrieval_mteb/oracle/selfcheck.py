@@ -103,7 +103,7 @@ CANARIES: tuple[Canary, ...] = (
     Canary("lazy_stdlib_imports", "import decimal, fractions, zoneinfo, heapq, bisect, re\nassert str(zoneinfo.ZoneInfo('Europe/Paris'))", True),
     Canary("bounded_recursion", "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\nassert depth(900) == 900", True),
     Canary("own_limits_work", "import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, (32, 64))\n"
-           "assert resource.getrlimit(resource.RLIMIT_NOFILE) == (32, 64)", True, apart="launcher"),
+           "assert resource.getrlimit(resource.RLIMIT_NOFILE) == (32, 64)", True, apart="alone"),
     # slow: the budgets themselves (``execretrieval oracle selfcheck``)
     Canary("python_infinite_loop", "while True:\n    pass", False, quick=False),
     Canary("c_level_infinite_loop", "import itertools\nsum(itertools.repeat(1))", False, quick=False),

@@ -12,7 +12,8 @@ and exports two raw programs; from then on installing one is a single prctl. lib
 mapped in the server, the launcher or a child.
 
 Denied calls fail with EPERM (Python raises PermissionError, a normal ``ERROR:`` verdict) so the
-verdict names what the code tried. The rules, by what they keep a suite from doing:
+verdict names what the code tried. The rules, by what they keep a suite from doing (each bullet
+one or more of the named groups of ``SECCOMP_RULE_GROUPS`` and ``SECCOMP_CHILD_RULE_GROUPS``):
 
 - **New processes and programs**: no fork/vfork/execve; ``clone`` only with CLONE_THREAD (child
   program); ``clone3``, whose flags live in memory a filter cannot read, answers ENOSYS so that
@@ -27,7 +28,13 @@ verdict names what the code tried. The rules, by what they keep a suite from doi
   unnamed unix *stream* ``socketpair`` (asyncio's self-pipe), whose ends stay in the process, so
   no datagram and no file descriptor can be sent anywhere.
 - **Leaving things behind**: no SysV shared memory, message queues or semaphores, no POSIX
-  message queues (the worker also has its own IPC namespace).
+  message queues (the worker also has its own IPC namespace); no descriptor passing (``sendmsg``,
+  ``sendmmsg``: a stream pair sending descriptors, its own ends among them, into its own queue
+  makes a garbage cycle that keeps files and memory allocated after the process has ended), no
+  file without a name (``O_TMPFILE`` by ``open``/``openat``; ``openat2``, whose flags live in
+  memory, answers ENOSYS) and no ``memfd_create``/``memfd_secret``: what a suite writes is a named
+  file in its scratch space, seen and cleared by the server. ``tempfile.TemporaryFile`` falls
+  back to a named file it unlinks at once.
 - **Watching the host**: no inotify or fanotify.
 - **The kernel itself**: no mount/namespace/module/kexec/bpf/perf/io_uring/keyring/userfaultfd
   and similar administration calls.
