@@ -137,3 +137,24 @@ def test_the_sandbox_has_a_neutral_host_name_and_locks_no_memory() -> None:
             "assert ctypes.CDLL(None).mlock(ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(buf))), 1 << 20) != 0",
         )))
     assert result.outcome_strings() == ["pass", "pass", "pass"]
+
+
+def test_the_worker_cgroups_are_gone_when_the_oracle_closes_or_its_host_dies() -> None:
+    import json
+    import subprocess
+    import sys
+    import time
+
+    with Oracle(workers=2) as oracle:
+        directories = [d for s in oracle._pool.servers if s._cgroup for d in s._cgroup.directories.values()]
+        assert len(directories) == 4 and all(d.is_dir() for d in directories)
+    assert not any(d.exists() for d in directories)
+    crash = ("import json, os\nfrom execretrieval_mteb.oracle.api import Oracle\no = Oracle(workers=1)\no.start()\n"
+             "print(json.dumps([str(d) for d in o._pool.servers[0]._cgroup.directories.values()]), flush=True)\n"
+             "os._exit(0)")
+    done = subprocess.run([sys.executable, "-c", crash], capture_output=True, text=True, timeout=120, check=True)
+    left = [Path(d) for d in json.loads(done.stdout)]
+    deadline = time.monotonic() + 10
+    while any(d.exists() for d in left) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left and not any(d.exists() for d in left)  # the server saw its host go and removed them

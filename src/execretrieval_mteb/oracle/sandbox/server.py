@@ -161,6 +161,17 @@ class _WorkerCgroup:
         self.memory = os.open(os.path.join(directories["memory"], usage), flags)
         self.pids_current = os.open(os.path.join(directories["pids"], "pids.current"), flags)
         self.baseline = None
+        self._parents = [(os.open(os.path.dirname(d), os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC), os.path.basename(d))
+                         for d in sorted(set(directories.values()))]
+
+    def remove(self):
+        """Remove the cgroup once the launcher is gone (the host does it too, should the server die
+        first: whichever comes second finds nothing to do)."""
+        for parent, name in self._parents:
+            try:
+                os.rmdir(name, dir_fd=parent)
+            except OSError:
+                pass
 
     def state(self):
         """(bytes charged to the worker, its processes)."""
@@ -291,3 +302,5 @@ def serve(config):
             replies.flush()
     replies.flush()
     launcher.close()
+    if cgroup is not None:
+        cgroup.remove()  # also when the host died: its end of the pipe closed, and nothing else would
