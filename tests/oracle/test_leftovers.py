@@ -139,7 +139,7 @@ def test_the_sandbox_has_a_neutral_host_name_and_locks_no_memory() -> None:
     assert result.outcome_strings() == ["pass", "pass", "pass"]
 
 
-def test_the_worker_cgroups_are_gone_when_the_oracle_closes_or_its_host_dies() -> None:
+def test_no_cgroup_or_scratch_root_is_left_when_the_oracle_closes_or_its_host_dies() -> None:
     import json
     import subprocess
     import sys
@@ -150,11 +150,12 @@ def test_the_worker_cgroups_are_gone_when_the_oracle_closes_or_its_host_dies() -
         assert len(directories) == 4 and all(d.is_dir() for d in directories)
     assert not any(d.exists() for d in directories)
     crash = ("import json, os\nfrom execretrieval_mteb.oracle.api import Oracle\no = Oracle(workers=1)\no.start()\n"
-             "print(json.dumps([str(d) for d in o._pool.servers[0]._cgroup.directories.values()]), flush=True)\n"
+             "server = o._pool.servers[0]\n"
+             "print(json.dumps([str(d) for d in server._cgroup.directories.values()] + [server._scratch_root]), flush=True)\n"
              "os._exit(0)")
     done = subprocess.run([sys.executable, "-c", crash], capture_output=True, text=True, timeout=120, check=True)
     left = [Path(d) for d in json.loads(done.stdout)]
     deadline = time.monotonic() + 10
     while any(d.exists() for d in left) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert left and not any(d.exists() for d in left)  # the server saw its host go and removed them
+    assert len(left) == 3 and not any(d.exists() for d in left)  # the server saw its host go and removed them

@@ -109,6 +109,7 @@ class ForkServer:
             "timeout_confirm_factor": TIMEOUT_CONFIRM_FACTOR, "seccomp_omit": list(self.omit_rule_groups),
             "cgroup": self._cgroup.to_json() if self._cgroup is not None else None,
             "cgroup_missing": cgroup if isinstance(cgroup, str) else None,
+            "remove_scratch_root": True,  # made for this server alone: it removes it as it ends, should we die first
         }
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
         if "TZ" in os.environ:

@@ -178,8 +178,10 @@ class SandboxScratch:
     to emptying a plain directory, which such content can defeat.
     """
 
-    def __init__(self, path, limits, owner, mounts):
-        self.path, self.owner, self.mounts = path, owner, mounts
+    def __init__(self, path, limits, owner, mounts, host_root=None):
+        """``host_root``: (descriptor of its parent, name) of the host directory the host made as the
+        worker's scratch root, opened before the server's root was replaced (``leave_host``)."""
+        self.path, self.owner, self.mounts, self.host_root = path, owner, mounts, host_root
         self.options = (f"size={int(limits['scratch_mb'])}m,nr_inodes={int(limits['scratch_files'])},"
                         f"mode=0700,uid={owner[0]},gid={owner[1]}")
         self.mounted = False
@@ -198,6 +200,15 @@ class SandboxScratch:
         _mount("tmpfs", self.path, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, self.options)
         self.mounted = True
         self._as_mounted = self._state()
+
+    def leave_host(self):
+        """Remove the host's (empty) scratch root directory as the server ends: the host removes it
+        too, but not when it died first."""
+        if self.host_root is not None:
+            try:
+                os.rmdir(self.host_root[1], dir_fd=self.host_root[0])
+            except OSError:
+                pass
 
     def _state(self):
         """The root's owner, mode, links, size (on tmpfs, 20 bytes per entry) and change times, and

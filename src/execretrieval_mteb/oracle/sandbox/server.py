@@ -214,6 +214,10 @@ def _start(config):
         except OSError:
             pass  # the CPU went away: run unpinned
     scratch_root = config["scratch_root"]
+    host_root = None  # the host's scratch root, when the host wants it removed as the server ends (see leave_host)
+    if config.get("remove_scratch_root"):
+        host_root = (os.open(os.path.dirname(scratch_root), os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC),
+                     os.path.basename(scratch_root))  # before the root is replaced
     read_paths = list(config["read_paths"]) + [p for p in sys.path if p and os.path.exists(p)]
     read_paths.append(os.path.dirname(os.path.realpath(sys.executable)))
     cgroup, cgroup_missing = None, config.get("cgroup_missing", "no cgroup was made for this worker")
@@ -240,7 +244,7 @@ def _start(config):
         missing.pop(name, None)
     owner = (uid, uid) if plan["drop_uid"] else (os.getuid(), os.getgid())
     scratch = SandboxScratch(os.path.join(scratch_root, "suite"), config["limits"], owner,
-                             mounts="fresh_scratch" in active)
+                             mounts="fresh_scratch" in active, host_root=host_root)
     scratch.fresh()
     hello = {"protections": active, "missing": missing, "python": sys.version.split()[0], "pid": os.getpid(),
              "uid": owner[0]}
@@ -280,8 +284,21 @@ def serve(config):
         replies.write((json.dumps({"start_error": f"{exc.kind}: {exc}"}) + "\n").encode())
         replies.flush()
         return
-    replies.write((json.dumps({"hello": hello}) + "\n").encode())
-    replies.flush()
+    try:
+        replies.write((json.dumps({"hello": hello}) + "\n").encode())
+        replies.flush()
+        _serve_suites(requests, replies, config, scratch, board, launcher, cgroup)
+    except OSError:
+        pass  # the host is gone (a reply to nobody): clean up all the same
+    finally:
+        launcher.close()
+        if cgroup is not None:
+            cgroup.remove()  # also when the host died: nothing else would
+        scratch.leave_host()
+
+
+def _serve_suites(requests, replies, config, scratch, board, launcher, cgroup):
+    """One suite per request until stdin closes or an anomaly retires the server."""
     for line in requests:
         request = json.loads(line)
         try:
@@ -301,6 +318,3 @@ def serve(config):
         if not request.get("more"):
             replies.flush()
     replies.flush()
-    launcher.close()
-    if cgroup is not None:
-        cgroup.remove()  # also when the host died: its end of the pipe closed, and nothing else would
