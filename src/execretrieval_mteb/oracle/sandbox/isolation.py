@@ -8,7 +8,7 @@ concatenated into the sandbox program (see ``program.py``); it calls ``landlock_
 Stages:
 
 1. ``sandbox_isolate_server`` runs once in the fork server: new network (no interface up), IPC,
-   PID and mount namespaces; a new root holding only the allow-listed paths and the scratch root,
+   PID, UTS (host name ``sandbox``) and mount namespaces; a new root holding only the allow-listed paths and the scratch root,
    every mount read-only but a small tmpfs at the scratch root.
 2. ``sandbox_child_plan`` prepares, once, what the launcher and the children apply: the uid of
    this worker, the Landlock ruleset, the seccomp programs. The plan is plain data: the
@@ -23,7 +23,7 @@ Stages:
    group, CPU rlimit, then its own seccomp program (last, since it forbids ``setpgid``).
 
 ``SandboxScratch`` gives each suite a fresh tmpfs when the last one left anything behind (or
-changed the directory at all).
+changed the directory, or used any of its blocks or inodes).
 """
 
 import ctypes
@@ -113,7 +113,7 @@ def _pivot_into(new_root):
 
 
 def sandbox_isolate_server(scratch_root, read_paths, disabled=()):
-    """Enter fresh network, IPC, PID and mount namespaces; returns (active names, {name: why missing}, /proc fd).
+    """Enter fresh network, IPC, PID, UTS and mount namespaces; returns (active names, {name: why missing}, /proc fd).
 
     The PID namespace applies to the processes the server forks afterwards: its first child (the
     launcher) is process 1 there. The mount namespace gets a new root, a tmpfs holding only

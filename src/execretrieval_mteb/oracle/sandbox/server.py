@@ -9,8 +9,11 @@ Protocol with the host: one JSON line per request on stdin (``{"code", "tests", 
 line per reply on stdout, sent when the request did not say ``more`` (the host sends suites in
 batches and wakes once per batch): ``{"outcomes": [...], "cpu_s": [...]}``, or ``{"infra_error": "...", "kind":
 "...", "retire": true}`` after an anomaly, when the server exits and the host starts a fresh one
-(its launcher can only be replaced clean by a new server: see ``launcher.py``). The first reply
-line is a hello (``{"hello": {...}}``) naming the active protections.
+(its launcher can only be replaced clean by a new server: see ``launcher.py``). A verdict reply
+may say ``"retire": true`` too, with why (``"renew"``): the suite left the worker holding more
+memory or processes than when fresh (checked after every suite, with the scratch space: ``_renew``),
+so the next suite needs a fresh worker; that suite's own verdict stands. The first reply line is
+a hello (``{"hello": {...}}``) naming the active protections.
 
 Per suite the server has its launcher fork a child and watches it through the board and the
 launcher's answers. When the child dies or overruns mid-test, the server records that test's
