@@ -50,7 +50,8 @@ def test_cache_hits_skip_execution_and_give_identical_results(tmp_path: Path) ->
     with Oracle(workers=2, cache=tmp_path / "c.sqlite") as oracle:
         first = oracle.run(suites)
         second = oracle.run(suites)
-        assert oracle.stats == {"cached": 12, "duplicates": 0, "executed": 12, "infra_errors": 0, "workers_replaced": 0}
+        assert oracle.stats == {"cached": 12, "duplicates": 0, "executed": 12, "infra_errors": 0, "workers_replaced": 0,
+                                "workers_renewed": 0}
     assert [r.outcome_strings() for r in first] == [r.outcome_strings() for r in second]
     assert [r.protections for r in second] == [r.protections for r in first]
     expected = {0: ["FAIL", "FAIL", "FAIL"], 1: ["pass", "pass", "ERROR:ZeroDivisionError"], 2: ["FAIL", "FAIL", "pass"]}
@@ -71,7 +72,8 @@ def test_other_limits_or_weaker_protections_miss_the_cache(tmp_path: Path) -> No
         full_cache.import_jsonl(_export(weak_cache, tmp_path / "weak.jsonl"), salt="unused")
     with Oracle(workers=1, cache=cache) as full:
         full.run(suites)
-        assert full.stats == {"cached": 4, "duplicates": 0, "executed": 0, "infra_errors": 0, "workers_replaced": 0}  # its own rows, not the weaker ones
+        assert full.stats == {"cached": 4, "duplicates": 0, "executed": 0, "infra_errors": 0, "workers_replaced": 0,
+                              "workers_renewed": 0}  # its own rows, not the weaker ones
 
 
 def _export(cache: ExecutionCache, path: Path) -> Path:

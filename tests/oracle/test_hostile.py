@@ -178,7 +178,7 @@ def test_the_start_up_self_check_names_each_canary_a_missing_layer_lets_through(
             legitimate_ok = all(r.ok for r in weak.canary_results if r.canary.must_pass)
     for name in ("udp_socket", "fork", "exec_program", "signal_parent"):  # what only seccomp stops
         assert verdicts[name] == "pass", (name, verdicts[name])
-    # an attack that alters the launcher costs its own verdict only (a suite of its own)
+    # an attack that alters the launcher costs only the verdicts of its suite apart
     assert verdicts["limit_the_launcher"].startswith("infra error: the launcher's resource limits changed")
     for name in ("write_outside_scratch", "read_outside_allow_list", "runs_as_root", "allocate_10gb"):
         assert verdicts[name] != "pass", (name, verdicts[name])

@@ -65,11 +65,14 @@ class Oracle:
         self._owns_cache = cache is not None and not isinstance(cache, ExecutionCache)
         self.cache = ExecutionCache(cache) if self._owns_cache else cache  # type: ignore[arg-type]
         self._pool = ForkServerPool(self.workers, self.limits, read_paths, disabled)
-        self.stats = {"cached": 0, "duplicates": 0, "executed": 0, "infra_errors": 0, "workers_replaced": 0}
+        self.stats = {"cached": 0, "duplicates": 0, "executed": 0, "infra_errors": 0, "workers_replaced": 0,
+                      "workers_renewed": 0}
         """Counts over this oracle's life: suites answered from the cache, repeated within one call
         (answered by their first copy), run in the sandbox, not judged (the harness failed twice:
-        ``SuiteResult.infra_kind`` says why), and fork servers replaced after an anomaly (each such
-        suite was retried on the fresh one)."""
+        ``SuiteResult.infra_kind`` says why), fork servers replaced after an anomaly (each such
+        suite was retried on the fresh one), and fork servers rebuilt because a suite left their
+        worker holding more memory or processes than when fresh (that suite's verdict stands: it
+        started in a fresh world; the next one runs on the rebuilt worker)."""
         self._info: SandboxInfo | None = None
         self.canary_results: list[CanaryResult] = []
         """Verdicts of the quick self-check canaries run at start."""
@@ -162,6 +165,7 @@ class Oracle:
             self.stats["executed"] += len(todo)
             self.stats["infra_errors"] += sum(r.infra_error is not None for r in fresh)
             self.stats["workers_replaced"] = sum(server.replaced for server in self._pool.servers)
+            self.stats["workers_renewed"] = sum(server.renewed for server in self._pool.servers)
             return [r if r is not None else by_key[keys[i]] for i, r in enumerate(results)]
 
     def run_one(self, suite: Suite) -> SuiteResult:

@@ -12,12 +12,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-ORACLE_VERSION = "4"
+ORACLE_VERSION = "5"
 """Bump when a change to the sandbox program can change a verdict: it invalidates the cache.
 2: wall-clock TIMEOUTs confirmed, a uid per worker, libseccomp rules (more calls denied).
 3: the launcher is a fresh interpreter, so a test starts 3 frames shallower (one that recursed to
 within 3 frames of the recursion limit now passes).
-4: a test is stopped right at the end of its CPU budget (read exactly), no longer up to two ticks after it."""
+4: a test is stopped right at the end of its CPU budget (read exactly), no longer up to two ticks after it.
+5: a test that used more CPU than its budget is TIMEOUT whatever it reported; ``sendmsg``, ``O_TMPFILE``,
+``memfd_create`` and ``mlock`` are refused (``tempfile`` falls back to named files); the host name is ``sandbox``."""
 
 TIMEOUT_CONFIRM_FACTOR = 2.0
 """A test stopped by a wall-clock budget before using its CPU budget is run again with this many

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO
 
+from .cgroups import WorkerCgroup
 from .limits import TIMEOUT_CONFIRM_FACTOR, Limits, near_limit
 from .outcomes import InfraErrorKind, Suite, SuiteResult, TestOutcome
 from .program import DEFAULT_READ_PATHS, SANDBOX_UID_BASE, find_interpreter, sandbox_command
@@ -67,6 +68,8 @@ class ForkServer:
         self.interpreter = find_interpreter(world_readable=self.drop_uid)
         self._proc: subprocess.Popen[bytes] | None = None
         self._scratch_root: str | None = None
+        self._cgroup: WorkerCgroup | None = None
+        self._retiring = False  # the server said its worker is not fresh: replace it after this reply
         self._buffer = b""
         self._unsent = memoryview(b"")  # what of the last batch the server has not taken in yet
         self._stderr: IO[bytes] | None = None  # the server's stderr, read back when it fails to start
@@ -77,6 +80,12 @@ class ForkServer:
         """The uid this worker's code runs as (known once the server has started)."""
         self.replaced = 0
         """How many times this worker's server was replaced after an anomaly (or to fit a big suite)."""
+        self.renewed = 0
+        """How many times this worker's server was replaced because a suite left its world not as fresh
+        (memory, processes or descriptors; see ``docs/oracle.md``) before the next suite."""
+        self.omit_rule_groups: tuple[str, ...] = ()
+        """seccomp rule groups to leave out of the next server started (only for the test that shows
+        the start-up check refuses such a sandbox)."""
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> SandboxInfo:
@@ -89,11 +98,18 @@ class ForkServer:
     def _launch(self) -> None:
         self._scratch_root = tempfile.mkdtemp(prefix="execretrieval-oracle-")
         os.chmod(self._scratch_root, 0o711)
+        cgroup: WorkerCgroup | str = "disabled by the caller"
+        if Protection.WORKER_CGROUP.value not in self.disabled:
+            cgroup = WorkerCgroup.create(_cgroup_memory_bytes(self.limits), self.limits.processes)
+        self._cgroup = cgroup if isinstance(cgroup, WorkerCgroup) else None
         config = {
             "limits": self.limits.to_json(), "scratch_root": self._scratch_root, "read_paths": list(self.read_paths),
             "drop_uid": self.drop_uid, "uid_base": SANDBOX_UID_BASE, "disabled": list(self.disabled),
             "cpu": self.cpu, "board_tests": self._board[0], "board_bytes": self._board[1],
-            "timeout_confirm_factor": TIMEOUT_CONFIRM_FACTOR,
+            "timeout_confirm_factor": TIMEOUT_CONFIRM_FACTOR, "seccomp_omit": list(self.omit_rule_groups),
+            "cgroup": self._cgroup.to_json() if self._cgroup is not None else None,
+            "cgroup_missing": cgroup if isinstance(cgroup, str) else None,
+            "remove_scratch_root": True,  # made for this server alone: it removes it as it ends, should we die first
         }
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
         if "TZ" in os.environ:
@@ -137,6 +153,7 @@ class ForkServer:
         """In a forked copy of the host (e.g. multiprocessing), leave the parent's server alone."""
         if self._owner_pid != os.getpid():
             self._proc, self._scratch_root, self._stderr, self.info = None, None, None, None
+            self._cgroup = None
             self._owner_pid = os.getpid()
 
     def close(self) -> None:
@@ -153,6 +170,9 @@ class ForkServer:
             except subprocess.TimeoutExpired:
                 self._kill(proc)
             proc.stdout.close()  # type: ignore[union-attr]
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
         if self._scratch_root is not None:
             shutil.rmtree(self._scratch_root, ignore_errors=True)
             self._scratch_root = None
@@ -222,6 +242,11 @@ class ForkServer:
             results.append(result)
             if not result.judged:
                 break
+            if self._retiring:  # judged in a fresh world, but the next suite needs a fresh worker
+                self._retiring = False
+                self.renewed += 1
+                self.close()
+                break
         return results
 
     def _reply(self, suite: Suite, info: SandboxInfo, deadline: float) -> SuiteResult:
@@ -238,6 +263,7 @@ class ForkServer:
                                    infra_kind=InfraErrorKind.from_value(reply.get("kind")))
             outcomes = tuple(TestOutcome.parse(o) for o in reply["outcomes"])
             cpu_s = [float(x) for x in reply["cpu_s"]]
+            self._retiring = bool(reply.get("retire"))
         except (ValueError, KeyError, TypeError) as exc:
             return self._fail(InfraErrorKind.MALFORMED_REPLY, f"malformed reply from the fork server: {exc}")
         if len(outcomes) != len(suite.tests) or len(cpu_s) != len(suite.tests):
@@ -315,6 +341,13 @@ class ForkServer:
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line
+
+
+def _cgroup_memory_bytes(limits: Limits) -> int:
+    """The worker cgroup's memory limit: a child's address space, its scratch space and 256 MiB for
+    the launcher and the kernel's share, so that it never binds before the rlimits that give
+    ordinary code its verdicts (``ERROR:MemoryError``); it bounds what they cannot see."""
+    return (limits.memory_mb + limits.scratch_mb + 256) << 20
 
 
 def _worker_cpus(workers: int) -> list[int | None]:

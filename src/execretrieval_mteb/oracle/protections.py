@@ -27,6 +27,9 @@ class Protection(enum.Enum):
     """Each worker's launcher and children live in their own PID namespace: no process outside the
     worker can be named, and they all die with the launcher."""
 
+    UTS_NAMESPACE = "uts_namespace"
+    """Each worker has its own UTS namespace: the code sees the host name ``sandbox``, not the machine's."""
+
     MINIMAL_ROOT = "minimal_root"
     """The sandbox's root is a fresh tmpfs holding only the allow-listed paths (bind-mounted) and the
     scratch space: nothing else of the host can be stat'ed, listed, read or watched."""
@@ -59,6 +62,10 @@ class Protection(enum.Enum):
     STREAM_SOCKETPAIR_ONLY = "stream_socketpair_only"
     """The only socket is an unnamed unix stream pair: no datagram, no file descriptor can leave the process."""
 
+    NO_LINGERING_FILES = "no_lingering_files"
+    """No descriptor passing (``sendmsg``), no ``O_TMPFILE`` and no ``memfd``: no file or memory can be
+    hidden where it outlives the suite (an AF_UNIX descriptor cycle held them after the process ended)."""
+
     NO_IPC_OBJECTS = "no_ipc_objects"
     """No SysV shared memory, message queues or semaphores and no POSIX message queues (they would outlive the suite)."""
 
@@ -72,10 +79,17 @@ class Protection(enum.Enum):
     """Each worker's code runs as a uid of its own: separate process limits, no same-uid access across workers or oracles."""
 
     RLIMITS = "rlimits"
-    """Address space, file size, open files, processes, core dumps and total CPU are capped."""
+    """Address space, file size, open files, processes, locked memory, core dumps and total CPU are capped."""
+
+    WORKER_CGROUP = "worker_cgroup"
+    """Each worker's launcher and children are in a cgroup of their own with a memory and a process
+    limit (v1 ``memory``/``pids`` or v2): what rlimits cannot see (tmpfs pages, shared memory) is
+    bounded, and after each suite the server checks that the worker holds no more processes and
+    hardly more memory than when fresh (otherwise the worker is rebuilt before the next suite)."""
 
     CPU_TIME_LIMIT = "cpu_time_limit"
-    """Each test has a CPU-time budget (interval timer in the child, RLIMIT_CPU as a backstop)."""
+    """Each test has a CPU-time budget (exact clock read by the child's timers; the server kills a
+    child whose test ran past it with its timer signals blocked; RLIMIT_CPU per child as a last backstop)."""
 
     WALL_DEADLINE = "wall_deadline"
     """Each test and each suite has a wall-clock deadline enforced by the fork server."""

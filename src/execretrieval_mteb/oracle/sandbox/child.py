@@ -11,6 +11,7 @@ verdict and the CPU time each test used on the board, which the fork server watc
 (``server.py``).
 """
 
+import ctypes
 import marshal
 import os
 import re
@@ -20,7 +21,7 @@ import time
 
 try:  # imported as part of the package (tests, type checkers); in the sandbox program the names are globals
     from .isolation import sandbox_confine_child
-    from .syscalls import sys_map_shared, sys_unmap
+    from .syscalls import sys_check, sys_libc, sys_map_shared, sys_unmap
 except ImportError:
     pass
 
@@ -114,51 +115,67 @@ def _disarm():
 
 
 class _Board:
-    """Shared memory between a worker's processes: a memfd the server makes and maps, and hands to
-    its launcher, which maps it before it forks any child.
+    """Shared memory between a worker's processes: two memfds the server makes and maps, and hands
+    to its launcher, which maps them before it forks any child.
 
-    Before each child the server writes what it is to run, marshalled in one piece: the suite
-    (code and tests), which tests, from which position, with which wall budgets; the child reads
-    it and reports progress. The launcher never reads the suite, so no child can find an earlier
-    suite in memory it inherited; the board holds only the current suite (the server zeroes what
-    is left of a longer earlier one).
+    Before each suite the server clears every result slot and the set-up error; before each child
+    it writes what it is to run, marshalled in one piece, into the second memfd (the suite's code
+    and tests, which tests, from which position, with which wall budgets), zeroing what is left of
+    a longer earlier one. The child reads that and reports progress in the first. The second is
+    sealed against new writable mappings once the server has mapped it (``F_SEAL_FUTURE_WRITE``):
+    the launcher and the children map it read-only and cannot make it writable, so no child can
+    leave anything there for a later suite. The launcher never reads the suite, so no child can
+    find an earlier suite in memory it inherited: the board holds only the current suite.
 
-    Layout: a 64-byte head (running test, finished run entries, running test's start time and the
-    child's CPU time then, set-up error length, length of what the child is to run), a set-up
-    error text, one slot per test (CPU seconds used, then the NUL-padded outcome), what the child
-    is to run. The server reads it only when the child exits or a deadline passes, so a suite
-    costs it one wake-up.
+    Layout of the first: a 64-byte head (running test, finished run entries, running test's start
+    time and the child's CPU time then, set-up error length, length of what the child is to run),
+    a set-up error text, one slot per test (CPU seconds used, then the NUL-padded outcome). The
+    server reads it only when the child exits or a deadline passes, so a suite costs it one
+    wake-up. Every page of both is written by the server when it makes them, so the memory is
+    the server's, never charged to the worker's cgroup by a child's first write.
     """
 
     _HEAD, _ERROR, _SLOT, _SLOT_TEXT = 64, 1024, 256, 8
     _RUNNING = struct.Struct("=iidd")  # current, position, started_at, cpu_at_begin
     _NO_CPU = struct.pack("=d", 0.0)
+    _F_ADD_SEALS, _F_SEAL_FUTURE_WRITE, _MFD_ALLOW_SEALING = 1033, 0x10, 0x2
 
-    def __init__(self, capacity, payload_capacity, fd=None):
-        """A new board (``fd`` None: the server's) or the one behind the memfd ``fd`` (the launcher's view)."""
+    def __init__(self, capacity, payload_capacity, fds=None):
+        """A new board (``fds`` None: the server's; ``()``: private, for the launcher's warm-up) or the
+        one behind the memfds ``fds`` (the launcher's view: the suite's part read-only)."""
         self.capacity, self.payload_capacity = capacity, payload_capacity
-        self._payload = self._HEAD + self._ERROR + self._SLOT * capacity
-        size = self._payload + payload_capacity
-        if fd is None:
-            fd = os.memfd_create("board", os.MFD_CLOEXEC)
-            os.ftruncate(fd, size)
-        self.fd = fd
-        self.mem = sys_map_shared(fd, size)
+        self.size = self._HEAD + self._ERROR + self._SLOT * capacity
+        if fds is None:
+            fds = (os.memfd_create("board", os.MFD_CLOEXEC),
+                   os.memfd_create("suite", os.MFD_CLOEXEC | self._MFD_ALLOW_SEALING))
+            os.ftruncate(fds[0], self.size)
+            os.ftruncate(fds[1], payload_capacity)
+            self.mem, self.payload = sys_map_shared(fds[0], self.size), sys_map_shared(fds[1], payload_capacity)
+            ctypes.memset(ctypes.addressof(self.mem), 0, self.size)  # every page the server's (see above)
+            ctypes.memset(ctypes.addressof(self.payload), 0, payload_capacity)
+            sys_check(sys_libc.fcntl(fds[1], self._F_ADD_SEALS, self._F_SEAL_FUTURE_WRITE))
+        elif not fds:
+            self.mem, self.payload = sys_map_shared(-1, self.size), sys_map_shared(-1, payload_capacity)
+        else:
+            self.mem, self.payload = sys_map_shared(fds[0], self.size), sys_map_shared(fds[1], payload_capacity, True)
+        self.fds = fds
         self._payload_len = 0
         self._suite = None
+        self._slots_address = ctypes.addressof(self.mem) + self._HEAD
 
     # server side
     def load(self, code_text, tests):
-        """The suite the next children run (written with each ``plan``)."""
+        """The suite the next children run (written with each ``plan``); every result slot and the
+        set-up error cleared, so that nothing of an earlier suite is left to read."""
         self._suite = (code_text, tests)
+        ctypes.memset(self._slots_address, 0, self.size - self._HEAD)  # one call (a slice assignment loops per byte)
 
     def plan(self, run, position, suite_deadline, test_wall_s):
         """Before a child: run tests ``run[position:]`` with these budgets; nothing running, no set-up error."""
         payload = marshal.dumps(self._suite + (tuple(run), position, suite_deadline, test_wall_s))
-        start = self._payload
-        self.mem[start : start + len(payload)] = payload
+        self.payload[: len(payload)] = payload
         if self._payload_len > len(payload):
-            self.mem[start + len(payload) : start + self._payload_len] = bytes(self._payload_len - len(payload))
+            self.payload[len(payload) : self._payload_len] = bytes(self._payload_len - len(payload))
         self._payload_len = len(payload)
         self._RUNNING.pack_into(self.mem, 0, -1, position, 0.0, 0.0)
         struct.pack_into("=ii", self.mem, 24, 0, len(payload))
@@ -185,7 +202,7 @@ class _Board:
     def suite(self):
         """(code text, tests, run list, position, suite deadline, wall seconds per test), in one read."""
         length = struct.unpack_from("=i", self.mem, 28)[0]
-        return marshal.loads(self.mem[self._payload : self._payload + length])
+        return marshal.loads(self.payload[:length])
 
     def begin(self, index, position, now, cpu_now):
         struct.pack_into("=dd", self.mem, 8, now, cpu_now)
@@ -282,7 +299,7 @@ def child_warm_up(cpu_s):
     afterwards. The verdicts are checked too: a runner that misjudges this suite is a set-up
     failure (``OSError``).
     """
-    board = _Board(len(_WARM_UP), 1 << 12)
+    board = _Board(len(_WARM_UP), 1 << 12, ())
     tests = tuple(test for test, _ in _WARM_UP)
     try:
         for _ in range(_WARM_UP_ROUNDS):
@@ -296,7 +313,7 @@ def child_warm_up(cpu_s):
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys_unmap(board.mem)
-        os.close(board.fd)
+        sys_unmap(board.payload)
 
 
 def child_main(board, limits, plan):

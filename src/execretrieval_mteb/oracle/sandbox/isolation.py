@@ -8,7 +8,7 @@ concatenated into the sandbox program (see ``program.py``); it calls ``landlock_
 Stages:
 
 1. ``sandbox_isolate_server`` runs once in the fork server: new network (no interface up), IPC,
-   PID and mount namespaces; a new root holding only the allow-listed paths and the scratch root,
+   PID, UTS (host name ``sandbox``) and mount namespaces; a new root holding only the allow-listed paths and the scratch root,
    every mount read-only but a small tmpfs at the scratch root.
 2. ``sandbox_child_plan`` prepares, once, what the launcher and the children apply: the uid of
    this worker, the Landlock ruleset, the seccomp programs. The plan is plain data: the
@@ -23,7 +23,7 @@ Stages:
    group, CPU rlimit, then its own seccomp program (last, since it forbids ``setpgid``).
 
 ``SandboxScratch`` gives each suite a fresh tmpfs when the last one left anything behind (or
-changed the directory at all).
+changed the directory, or used any of its blocks or inodes).
 """
 
 import ctypes
@@ -44,8 +44,10 @@ try:  # imported as part of the package (tests, type checkers); in the sandbox p
 except ImportError:
     pass
 
-_CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = (
-    0x00020000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = (
+    0x00020000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+SANDBOX_HOST_NAME = b"sandbox"
+"""The host name a suite sees (``uname``, ``socket.gethostname``): the same on every machine."""
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
 _NR_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 _MNT_DETACH = 2
@@ -54,11 +56,12 @@ _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
 
 _DISABLED = "disabled by the caller"
 SANDBOX_NAMESPACE_LAYERS = (
-    "network_namespace", "mount_namespace", "ipc_namespace", "pid_namespace", "minimal_root", "read_only_mounts",
-    "scratch_tmpfs", "fresh_scratch",
+    "network_namespace", "mount_namespace", "ipc_namespace", "pid_namespace", "uts_namespace", "minimal_root",
+    "read_only_mounts", "scratch_tmpfs", "fresh_scratch",
 )
 SANDBOX_LANDLOCK_LAYERS = ("landlock_filesystem", "landlock_network", "landlock_scope")
-SANDBOX_SECCOMP_LAYERS = ("seccomp", "self_only_process_calls", "stream_socketpair_only", "no_ipc_objects")
+SANDBOX_SECCOMP_LAYERS = ("seccomp", "self_only_process_calls", "stream_socketpair_only", "no_ipc_objects",
+                          "no_lingering_files")
 SANDBOX_WRITABLE_DEVICES = ("/dev/null", "/dev/zero")
 
 
@@ -110,7 +113,7 @@ def _pivot_into(new_root):
 
 
 def sandbox_isolate_server(scratch_root, read_paths, disabled=()):
-    """Enter fresh network, IPC, PID and mount namespaces; returns (active names, {name: why missing}, /proc fd).
+    """Enter fresh network, IPC, PID, UTS and mount namespaces; returns (active names, {name: why missing}, /proc fd).
 
     The PID namespace applies to the processes the server forks afterwards: its first child (the
     launcher) is process 1 there. The mount namespace gets a new root, a tmpfs holding only
@@ -125,16 +128,19 @@ def sandbox_isolate_server(scratch_root, read_paths, disabled=()):
     if set(disabled) & set(SANDBOX_NAMESPACE_LAYERS):
         return active, {name: _DISABLED for name in SANDBOX_NAMESPACE_LAYERS}, proc_fd
     uid, gid = os.geteuid(), os.getegid()
-    flags = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWPID | (0 if uid == 0 else _CLONE_NEWUSER)
+    flags = (_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWPID | _CLONE_NEWUTS
+             | (0 if uid == 0 else _CLONE_NEWUSER))
     try:
         sys_check(sys_libc.unshare(ctypes.c_int(flags)))
         if uid != 0:
             for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
                 with open(f"/proc/self/{name}", "w") as fh:
                     fh.write(text)
+        sys_check(sys_libc.sethostname(SANDBOX_HOST_NAME, ctypes.c_size_t(len(SANDBOX_HOST_NAME))))
+        sys_check(sys_libc.setdomainname(b"(none)", ctypes.c_size_t(6)))
     except OSError as exc:
         return active, {name: f"unshare failed: {exc}" for name in SANDBOX_NAMESPACE_LAYERS}, proc_fd
-    active += ["network_namespace", "mount_namespace", "ipc_namespace", "pid_namespace"]
+    active += ["network_namespace", "mount_namespace", "ipc_namespace", "pid_namespace", "uts_namespace"]
     try:
         _mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
         if os.uname().machine not in _NR_PIVOT_ROOT:
@@ -172,8 +178,10 @@ class SandboxScratch:
     to emptying a plain directory, which such content can defeat.
     """
 
-    def __init__(self, path, limits, owner, mounts):
-        self.path, self.owner, self.mounts = path, owner, mounts
+    def __init__(self, path, limits, owner, mounts, host_root=None):
+        """``host_root``: (descriptor of its parent, name) of the host directory the host made as the
+        worker's scratch root, opened before the server's root was replaced (``leave_host``)."""
+        self.path, self.owner, self.mounts, self.host_root = path, owner, mounts, host_root
         self.options = (f"size={int(limits['scratch_mb'])}m,nr_inodes={int(limits['scratch_files'])},"
                         f"mode=0700,uid={owner[0]},gid={owner[1]}")
         self.mounted = False
@@ -193,11 +201,24 @@ class SandboxScratch:
         self.mounted = True
         self._as_mounted = self._state()
 
+    def leave_host(self):
+        """Remove the host's (empty) scratch root directory as the server ends: the host removes it
+        too, but not when it died first."""
+        if self.host_root is not None:
+            try:
+                os.rmdir(self.host_root[1], dir_fd=self.host_root[0])
+            except OSError:
+                pass
+
     def _state(self):
-        """The root's owner, mode, links, size (on tmpfs, 20 bytes per entry) and change times: a file
-        made and removed, an attribute or extended attribute set, all change one of them."""
+        """The root's owner, mode, links, size (on tmpfs, 20 bytes per entry) and change times, and
+        the file system's free blocks and inodes: a file made and removed, an attribute or extended
+        attribute set, a file with no name (``O_TMPFILE``) or one unlinked but still held open, all
+        change one of them."""
         st = os.lstat(self.path)
-        return st.st_uid, st.st_gid, st.st_mode, st.st_nlink, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+        fs = os.statvfs(self.path)
+        return (st.st_uid, st.st_gid, st.st_mode, st.st_nlink, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                fs.f_bfree, fs.f_ffree)
 
     def _untouched(self):
         """One ``lstat`` on a fresh tmpfs; a plain directory is listed too (its size says nothing)."""
@@ -232,17 +253,18 @@ def sandbox_worker_uid(config):
     return config["uid_base"] + os.getpid()
 
 
-def sandbox_seccomp_programs(disabled=()):
-    """The seccomp programs (``seccomp_programs``), or why there are none; before ``sandbox_isolate_server``."""
+def sandbox_seccomp_programs(disabled=(), omit=()):
+    """The seccomp programs (``seccomp_programs``, without the rule groups ``omit``), or why there are
+    none; before ``sandbox_isolate_server``."""
     if set(disabled) & set(SANDBOX_SECCOMP_LAYERS):
         return _DISABLED
     try:
-        return seccomp_programs()
+        return seccomp_programs(omit)
     except OSError as exc:
         return exc.strerror or str(exc)
 
 
-def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, seccomp, disabled=()):
+def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, seccomp, disabled=(), omit=()):
     """What the launcher and each child will apply, prepared once in the server: (plan, active, {name: why missing}).
 
     The plan is plain data: the launcher receives it marshalled, in its spec (``_Launcher``). The
@@ -294,8 +316,10 @@ def sandbox_child_plan(read_paths, scratch_root, drop_uid, uid, seccomp, disable
     try:
         if isinstance(seccomp, str):
             raise OSError(0, seccomp)
-        seccomp_prepare(seccomp)  # raises if libseccomp put the pid sentinel astray
+        names_pid = "signals_to_self" not in omit
+        seccomp_prepare(seccomp, names_pid)  # raises if libseccomp put the pid sentinel astray
         plan["seccomp"] = [program.hex() for program in seccomp]
+        plan["seccomp_names_pid"] = names_pid
         active += list(SANDBOX_SECCOMP_LAYERS) + ["no_new_privs"]
     except OSError as exc:
         missing.update({name: exc.strerror or str(exc) for name in SANDBOX_SECCOMP_LAYERS})
@@ -309,7 +333,7 @@ def sandbox_ready_plan(plan, limits):
     (seccomp buffers, the CPU rlimit's and prctl's arguments), so that a child only uses them."""
     ready = dict(plan, pdeathsig=sys_prctl_args(_PR_SET_PDEATHSIG, signal.SIGKILL), cpu_limit=_child_cpu_limit(limits))
     if plan["seccomp"] is not None:
-        ready["seccomp"] = seccomp_prepare([bytes.fromhex(program) for program in plan["seccomp"]])
+        ready["seccomp"] = seccomp_prepare([bytes.fromhex(program) for program in plan["seccomp"]], plan["seccomp_names_pid"])
     return ready
 
 
@@ -356,7 +380,7 @@ def sandbox_launcher_limits(limits):
     r = SYS_RLIMITS
     return {
         r["AS"]: limits["memory_mb"] << 20, r["FSIZE"]: limits["file_size_mb"] << 20, r["NOFILE"]: limits["open_files"],
-        r["NPROC"]: limits["processes"], r["CORE"]: 0, r["MSGQUEUE"]: 0, r["NICE"]: 0, r["RTPRIO"]: 0,
+        r["NPROC"]: limits["processes"], r["CORE"]: 0, r["MSGQUEUE"]: 0, r["NICE"]: 0, r["RTPRIO"]: 0, r["MEMLOCK"]: 0,
     }
 
 
@@ -406,7 +430,7 @@ def sandbox_confine_child(plan):
 _CHECKED_RLIMITS = tuple(SYS_RLIMITS[name] for name in (
     "AS", "CPU", "DATA", "FSIZE", "MEMLOCK", "NOFILE", "NPROC", "SIGPENDING", "STACK"))
 """The limits whose change would reach a child. The others cannot: CORE, MSGQUEUE, NICE and RTPRIO
-are already (0, 0) and cannot go lower, the kernel ignores RSS and LOCKS, and RTTIME only bounds
+are already (0, 0) and cannot go lower (MEMLOCK too, but it is checked with the rest), the kernel ignores RSS and LOCKS, and RTTIME only bounds
 real-time policies, which RTPRIO 0 forbids. (Each read is a system call of about 2 us here.)"""
 
 

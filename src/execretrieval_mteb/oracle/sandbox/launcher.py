@@ -52,6 +52,7 @@ except ImportError:
 _HELLO, _STATUS, _FORK_FAILED = 0, 1, 2
 _ANSWER = struct.Struct("=iiqi")
 _HELLO_BUDGET_S = 10.0  # for the launcher's interpreter to start and confine itself
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # the unit of CPU times in /proc/PID/stat
 
 
 class _Anomaly(Exception):
@@ -73,7 +74,7 @@ def launcher_main(spec):
     """
     board = None
     try:
-        board = _Board(spec["board_tests"], spec["board_bytes"], spec["board_fd"])
+        board = _Board(spec["board_tests"], spec["board_bytes"], tuple(spec["board_fds"]))
         sys.argv = ["-c"]  # what code under `python -c` (the study's runner) sees
         sys.modules["pytest"] = pytest  # `import pytest` in a test gets the shim
         plan = sandbox_ready_plan(spec["plan"], spec["limits"])
@@ -116,6 +117,7 @@ def _launcher_loop(requests_fd, answers_fd, board, limits, plan, scratch_dir):
         except OSError:
             pass
         status = os.waitpid(pid, 0)[1]
+        os.chdir("/")  # a scratch tmpfs the server replaces is then held by no one: its memory goes at once
         total_us = children_cpu.microseconds()
         cpu_us, reaped_cpu_us = total_us - reaped_cpu_us, total_us
         os.write(answers_fd, _ANSWER.pack(_STATUS, status, cpu_us, read_own_limits() != own_limits))
@@ -125,13 +127,14 @@ def _launcher_loop(requests_fd, answers_fd, board, limits, plan, scratch_dir):
 class _Launcher:
     """The server's handle on its launcher process: ask for children, read their ends, check the launcher."""
 
-    def __init__(self, board, config, plan, scratch_dir, proc_fd, launcher_code):
+    def __init__(self, board, config, plan, scratch_dir, proc_fd, launcher_code, cgroup_procs=()):
         """Start the launcher: a fresh interpreter running ``launcher_code`` (the launcher's modules,
-        compiled by the server: see ``program.py``), confined with ``plan``; returns once it is ready."""
+        compiled by the server: see ``program.py``), confined with ``plan``, in the worker's cgroup
+        (``cgroup_procs``: its ``cgroup.procs`` files, one per hierarchy); returns once it is ready."""
         self.board, self.proc_fd = board, proc_fd
         requests_r, requests_w = os.pipe()
         answers_r, answers_w = os.pipe()
-        spec = {"board_tests": board.capacity, "board_bytes": board.payload_capacity, "board_fd": board.fd,
+        spec = {"board_tests": board.capacity, "board_bytes": board.payload_capacity, "board_fds": list(board.fds),
                 "requests_fd": requests_r, "answers_fd": answers_w, "plan": plan, "limits": config["limits"],
                 "scratch_dir": scratch_dir}
         program = marshal.dumps((launcher_code, spec))
@@ -140,10 +143,12 @@ class _Launcher:
             raise _Anomaly("harness", "could not hand the launcher its program")
         argv = config["launcher_command"] + [str(program_fd), str(len(program))]
         env = sandbox_launcher_environment(scratch_dir, config.get("hash_seed"))
-        passed = [fd for fd in (requests_r, answers_w, board.fd, program_fd, plan["landlock_ruleset"]) if fd is not None]
+        passed = [fd for fd in (requests_r, answers_w, *board.fds, program_fd, plan["landlock_ruleset"]) if fd is not None]
         pid = os.fork()
         if pid == 0:
             try:
+                for fd in cgroup_procs:
+                    os.write(fd, b"0")  # this process, before its interpreter allocates anything
                 for fd in passed:
                     os.set_inheritable(fd, True)
                 os.execve(argv[0], argv, env)
@@ -196,20 +201,36 @@ class _Launcher:
             raise _Anomaly("fork_failed", f"the launcher could not fork a child: {os.strerror(value)}")
         return value, cpu_us / 1e6
 
-    def kill_child(self):
-        """SIGKILL the running child (and its process group), if any. Its pid is read from the
-        kernel's list of the launcher's children (through the host's /proc, which the server's
-        root no longer shows): the launcher's own numbers are those of its PID namespace, which
-        mean nothing here."""
+    def _child_pids(self):
+        """Host pids of the launcher's children, from the kernel's list (through the host's /proc,
+        which the server's root no longer shows): the launcher's own numbers are those of its PID
+        namespace, which mean nothing here."""
         try:
             fd = os.open(f"{self.pid}/task/{self.pid}/children", os.O_RDONLY, dir_fd=self.proc_fd)
             try:
-                pids = [int(p) for p in os.read(fd, 4096).split()]
+                return [int(p) for p in os.read(fd, 4096).split()]
             finally:
                 os.close(fd)
         except OSError:
-            return
-        for pid in pids:
+            return []
+
+    def child_cpu(self):
+        """CPU seconds the running child has used (all its threads, to the scheduler tick), or None."""
+        for pid in self._child_pids():
+            try:
+                fd = os.open(f"{pid}/stat", os.O_RDONLY, dir_fd=self.proc_fd)
+                try:
+                    fields = os.read(fd, 4096).rsplit(b")", 1)[1].split()
+                finally:
+                    os.close(fd)
+                return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime
+            except (OSError, IndexError, ValueError):
+                return None
+        return None
+
+    def kill_child(self):
+        """SIGKILL the running child (and its process group), if any."""
+        for pid in self._child_pids():
             for kill in (os.killpg, os.kill):
                 try:
                     kill(pid, signal.SIGKILL)

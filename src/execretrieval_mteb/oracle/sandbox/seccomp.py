@@ -12,7 +12,8 @@ and exports two raw programs; from then on installing one is a single prctl. lib
 mapped in the server, the launcher or a child.
 
 Denied calls fail with EPERM (Python raises PermissionError, a normal ``ERROR:`` verdict) so the
-verdict names what the code tried. The rules, by what they keep a suite from doing:
+verdict names what the code tried. The rules, by what they keep a suite from doing (each bullet
+one or more of the named groups of ``SECCOMP_RULE_GROUPS`` and ``SECCOMP_CHILD_RULE_GROUPS``):
 
 - **New processes and programs**: no fork/vfork/execve; ``clone`` only with CLONE_THREAD (child
   program); ``clone3``, whose flags live in memory a filter cannot read, answers ENOSYS so that
@@ -27,7 +28,13 @@ verdict names what the code tried. The rules, by what they keep a suite from doi
   unnamed unix *stream* ``socketpair`` (asyncio's self-pipe), whose ends stay in the process, so
   no datagram and no file descriptor can be sent anywhere.
 - **Leaving things behind**: no SysV shared memory, message queues or semaphores, no POSIX
-  message queues (the worker also has its own IPC namespace).
+  message queues (the worker also has its own IPC namespace); no descriptor passing (``sendmsg``,
+  ``sendmmsg``: a stream pair sending descriptors, its own ends among them, into its own queue
+  makes a garbage cycle that keeps files and memory allocated after the process has ended), no
+  file without a name (``O_TMPFILE`` by ``open``/``openat``; ``openat2``, whose flags live in
+  memory, answers ENOSYS) and no ``memfd_create``/``memfd_secret``: what a suite writes is a named
+  file in its scratch space, seen and cleared by the server. ``tempfile.TemporaryFile`` falls
+  back to a named file it unlinks at once.
 - **Watching the host**: no inotify or fanotify.
 - **The kernel itself**: no mount/namespace/module/kexec/bpf/perf/io_uring/keyring/userfaultfd
   and similar administration calls.
@@ -56,30 +63,38 @@ _AF_UNIX, _SOCK_STREAM, _SOCK_TYPE_MASK = 1, 1, 0xF
 _PRIO_PROCESS, _IOPRIO_WHO_PROCESS = 0, 1
 _F_SETFL, _F_SETOWN, _F_SETSIG, _F_SETOWN_EX, _O_ASYNC = 4, 8, 10, 15, 0o20000
 _FIOASYNC, _FIOSETOWN, _SIOCSPGRP = 0x5452, 0x8901, 0x8902
+_O_TMPFILE = 0o20000000  # __O_TMPFILE, without the O_DIRECTORY bit that O_TMPFILE adds
 _LOW_32 = 0xFFFFFFFF  # ``unsigned int`` arguments: the kernel ignores the upper half of the register
 
-SECCOMP_DENIED = (
-    # new processes and programs, other processes
-    "fork", "vfork", "execve", "execveat", "ptrace", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
-    "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "process_vm_readv", "process_vm_writev", "kcmp",
-    "process_madvise", "process_mrelease", "setsid",
-    # sockets other than an unnamed pair
-    "socket", "connect", "bind", "listen", "accept", "accept4",
-    # IPC objects that outlive a process
-    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
-    "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
-    "mq_getsetattr",
-    # watching the file system
-    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
-    # kernel administration
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "mount_setattr", "move_mount",
-    "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mknod", "mknodat", "bpf", "perf_event_open",
-    "userfaultfd", "keyctl", "add_key", "request_key", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "reboot", "swapon", "swapoff", "personality", "acct", "settimeofday", "clock_settime", "iopl", "ioperm",
-    "open_by_handle_at", "name_to_handle_at", "quotactl", "syslog", "vhangup", "sethostname",
-    "setdomainname", "seccomp",
-)
+SECCOMP_RULE_GROUPS = {
+    "new_programs": ("fork", "vfork", "execve", "execveat"),
+    "other_processes": ("ptrace", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal",
+                        "pidfd_getfd", "process_vm_readv", "process_vm_writev", "kcmp", "process_madvise",
+                        "process_mrelease", "setsid"),
+    "self_only_calls": (),  # argument rules: see _argument_rules
+    "signal_driven_io": (),
+    "sockets": ("socket", "connect", "bind", "listen", "accept", "accept4"),
+    "socketpair_types": (),
+    "descriptor_passing": ("sendmsg", "sendmmsg"),
+    "anonymous_files": ("memfd_create", "memfd_secret"),
+    "ipc_objects": ("shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+                    "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+                    "mq_getsetattr"),
+    "watching": ("inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark"),
+    "kernel_admin": ("mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "mount_setattr", "move_mount",
+                     "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mknod", "mknodat", "bpf",
+                     "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "io_uring_setup",
+                     "io_uring_enter", "io_uring_register", "kexec_load", "kexec_file_load", "init_module",
+                     "finit_module", "delete_module", "reboot", "swapon", "swapoff", "personality", "acct",
+                     "settimeofday", "clock_settime", "iopl", "ioperm", "open_by_handle_at", "name_to_handle_at",
+                     "quotactl", "syslog", "vhangup", "sethostname", "setdomainname", "seccomp"),
+}
+"""The launcher's program, by what each group keeps a suite from doing: calls denied outright
+(argument rules are added by ``_argument_rules``). Each group has a start-up canary that fails
+when the group is missing (``selfcheck.py``); ``seccomp_programs(omit=...)`` builds a program
+without some, for the test that shows the start-up check refuses it."""
+
+SECCOMP_DENIED = tuple(name for names in SECCOMP_RULE_GROUPS.values() for name in names)
 """Calls the launcher's program denies outright."""
 
 SECCOMP_SELF_ONLY = (
@@ -105,30 +120,46 @@ def _libseccomp():
     return seccomp
 
 
-def _launcher_rules(sc):
-    """(call, argument conditions) pairs, each denied when all its conditions hold."""
-    rules = [(name, ()) for name in SECCOMP_DENIED]
-    rules += [(name, (sc.Arg(0, sc.NE, 0),)) for name in SECCOMP_SELF_ONLY]
-    rules += [
-        ("setpriority", (sc.Arg(0, sc.NE, _PRIO_PROCESS),)), ("setpriority", (sc.Arg(1, sc.NE, 0),)),
-        ("ioprio_set", (sc.Arg(0, sc.NE, _IOPRIO_WHO_PROCESS),)), ("ioprio_set", (sc.Arg(1, sc.NE, 0),)),
-        ("socketpair", (sc.Arg(0, sc.NE, _AF_UNIX),)),
-        ("fcntl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, _F_SETFL), sc.Arg(2, sc.MASKED_EQ, _O_ASYNC, _O_ASYNC))),
-    ]
-    rules += [("socketpair", (sc.Arg(1, sc.MASKED_EQ, _SOCK_TYPE_MASK, kind),))
-              for kind in range(_SOCK_TYPE_MASK + 1) if kind != _SOCK_STREAM]
-    rules += [("fcntl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, cmd),)) for cmd in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX)]
-    rules += [("ioctl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, cmd),)) for cmd in (_FIOASYNC, _FIOSETOWN, _SIOCSPGRP)]
+def _argument_rules(sc):
+    """{group: (call, argument conditions) pairs}, each denied when all its conditions hold."""
+    return {
+        "self_only_calls": [(name, (sc.Arg(0, sc.NE, 0),)) for name in SECCOMP_SELF_ONLY] + [
+            ("setpriority", (sc.Arg(0, sc.NE, _PRIO_PROCESS),)), ("setpriority", (sc.Arg(1, sc.NE, 0),)),
+            ("ioprio_set", (sc.Arg(0, sc.NE, _IOPRIO_WHO_PROCESS),)), ("ioprio_set", (sc.Arg(1, sc.NE, 0),))],
+        "signal_driven_io": [
+            ("fcntl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, _F_SETFL), sc.Arg(2, sc.MASKED_EQ, _O_ASYNC, _O_ASYNC)))] + [
+            ("fcntl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, cmd),)) for cmd in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX)] + [
+            ("ioctl", (sc.Arg(1, sc.MASKED_EQ, _LOW_32, cmd),)) for cmd in (_FIOASYNC, _FIOSETOWN, _SIOCSPGRP)],
+        "socketpair_types": [("socketpair", (sc.Arg(0, sc.NE, _AF_UNIX),))] + [
+            ("socketpair", (sc.Arg(1, sc.MASKED_EQ, _SOCK_TYPE_MASK, kind),))
+            for kind in range(_SOCK_TYPE_MASK + 1) if kind != _SOCK_STREAM],
+        # a file with no name: only its descriptors hold it, and they can be hidden (see docs/oracle.md)
+        "anonymous_files": [("open", (sc.Arg(1, sc.MASKED_EQ, _O_TMPFILE, _O_TMPFILE),)),
+                            ("openat", (sc.Arg(2, sc.MASKED_EQ, _O_TMPFILE, _O_TMPFILE),))],
+    }
+
+
+def _launcher_rules(sc, omit=()):
+    """(call, argument conditions) pairs of every group but ``omit``, each denied when all its conditions hold."""
+    arguments = _argument_rules(sc)
+    rules = []
+    for group, names in SECCOMP_RULE_GROUPS.items():
+        if group not in omit:
+            rules += [(name, ()) for name in names] + arguments.get(group, [])
     return rules
 
 
-def _child_rules(sc):
-    return [
-        ("setpgid", ()),
-        ("clone", (sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0),)),
-        ("kill", (sc.Arg(0, sc.NE, _PID_SENTINEL),)),
-        ("tgkill", (sc.Arg(0, sc.NE, _PID_SENTINEL),)),
-    ]
+SECCOMP_CHILD_RULE_GROUPS = ("threads_only", "signals_to_self", "own_process_group")
+"""The child program's groups (it names the child's pid, so each child adds it after fork)."""
+
+
+def _child_rules(sc, omit=()):
+    rules = {
+        "own_process_group": [("setpgid", ())],
+        "threads_only": [("clone", (sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0),))],
+        "signals_to_self": [("kill", (sc.Arg(0, sc.NE, _PID_SENTINEL),)), ("tgkill", (sc.Arg(0, sc.NE, _PID_SENTINEL),))],
+    }
+    return [rule for group in SECCOMP_CHILD_RULE_GROUPS if group not in omit for rule in rules[group]]
 
 
 def _export(sc, rules, enosys=()):
@@ -137,7 +168,11 @@ def _export(sc, rules, enosys=()):
     filt.set_attr(sc.Attr.ACT_BADARCH, sc.KILL_PROCESS)
     filt.set_attr(sc.Attr.CTL_OPTIMIZE, 2)  # a binary tree of call numbers: every call of every child walks it
     for name, conditions in rules:
-        filt.add_rule(sc.ERRNO(errno.EPERM), name, *conditions)
+        try:
+            filt.add_rule(sc.ERRNO(errno.EPERM), name, *conditions)
+        except (ValueError, RuntimeError):
+            if name not in _NEWER_THAN_LIBSECCOMP:
+                raise
     for name in enosys:
         filt.add_rule(sc.ERRNO(errno.ENOSYS), name)
     read_end, write_end = os.pipe()  # a program is at most 4096 instructions (32 KiB): it fits the pipe
@@ -154,6 +189,10 @@ def seccomp_sentinel_offsets(program):
     return [8 * i + 4 for i in range(len(program) // 8) if struct.unpack_from("=I", program, 8 * i + 4)[0] == _PID_SENTINEL]
 
 
+_NEWER_THAN_LIBSECCOMP = ("memfd_secret",)
+"""Calls an older libseccomp may not know by name (it then cannot emit them, nor can glibc call them)."""
+
+
 def _read_all(fd):
     chunks = []
     while True:
@@ -163,7 +202,7 @@ def _read_all(fd):
         chunks.append(chunk)
 
 
-def _build_in_helper():
+def _build_in_helper(omit):
     """In a short-lived forked helper: import libseccomp, build both programs, send them back.
 
     Neither libseccomp nor the modules it pulls in are ever mapped in the fork server: every
@@ -177,7 +216,9 @@ def _build_in_helper():
             os.close(read_end)
             sc = _libseccomp()
             if sc is not None:
-                launcher, child = _export(sc, _launcher_rules(sc), enosys=("clone3",)), _export(sc, _child_rules(sc))
+                enosys = ("clone3",) + (() if "anonymous_files" in omit else ("openat2",))  # openat2's flags: in memory
+                launcher = _export(sc, _launcher_rules(sc, omit), enosys=enosys)
+                child = _export(sc, _child_rules(sc, omit))
                 data = struct.pack("=II", len(launcher), len(child)) + launcher + child
                 while data:
                     data = data[os.write(write_end, data):]
@@ -195,8 +236,9 @@ def _build_in_helper():
     return data[8 : 8 + launcher_len], data[8 + launcher_len : 8 + launcher_len + child_len]
 
 
-def seccomp_programs():
-    """(launcher program, child program) as raw BPF (8 bytes per instruction), built by libseccomp.
+def seccomp_programs(omit=()):
+    """(launcher program, child program) as raw BPF (8 bytes per instruction), built by libseccomp;
+    ``omit`` names groups of ``SECCOMP_RULE_GROUPS`` to leave out (only the self-check's test does).
 
     Call it before entering a new PID namespace (its helper would be the namespace's first
     process, and a namespace whose first process has ended takes no more). Raises OSError naming
@@ -204,7 +246,7 @@ def seccomp_programs():
     """
     if os.uname().machine != "x86_64":
         raise OSError(errno.ENOSYS, "the seccomp rules are written for x86_64 only")
-    programs = _build_in_helper()
+    programs = _build_in_helper(tuple(omit))
     if programs is None:
         raise OSError(errno.ENOSYS, "libseccomp's Python module is missing: apt-get install python3-seccomp")
     return programs
@@ -216,7 +258,7 @@ def _prepared(program, pid_offsets):
     return buf, fprog, sys_prctl_args(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog)), pid_offsets
 
 
-def seccomp_prepare(programs):
+def seccomp_prepare(programs, child_names_pid=True):
     """Ready both ``seccomp_programs()`` once (in the fork server): {"launcher": prepared, "child": prepared}.
 
     The buffers are ctypes memory that a forked child inherits at the same address; a child only
@@ -225,7 +267,7 @@ def seccomp_prepare(programs):
     """
     launcher, child = programs
     offsets = seccomp_sentinel_offsets(child)
-    if not offsets or seccomp_sentinel_offsets(launcher):
+    if (child_names_pid and not offsets) or seccomp_sentinel_offsets(launcher):
         raise OSError(errno.EINVAL, "libseccomp placed the pid sentinel unexpectedly")
     return {"launcher": _prepared(launcher, []), "child": _prepared(child, offsets)}
 

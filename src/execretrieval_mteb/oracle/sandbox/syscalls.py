@@ -114,17 +114,18 @@ class SysChildrenCpu:
         return (usage[0] + usage[2]) * 1_000_000 + usage[1] + usage[3]
 
 
-_PROT_READ_WRITE, _MAP_SHARED = 0x3, 0x1
+_PROT_READ, _PROT_READ_WRITE, _MAP_SHARED, _MAP_ANONYMOUS = 0x1, 0x3, 0x1, 0x20
 sys_libc.mmap.restype = ctypes.c_void_p
 sys_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
 sys_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 
 
-def sys_map_shared(fd, size):
-    """The first ``size`` bytes of file ``fd`` mapped shared, as a ctypes char array (slices,
-    slice assignment and ``struct.pack_into`` work on it as on an ``mmap``): not the ``mmap``
-    module, one shared library less in every fork (see ``SYS_RLIMITS``)."""
-    address = sys_libc.mmap(None, size, _PROT_READ_WRITE, _MAP_SHARED, fd, 0)
+def sys_map_shared(fd, size, read_only=False):
+    """The first ``size`` bytes of file ``fd`` (-1: new anonymous memory) mapped shared, as a ctypes
+    char array (slices, slice assignment and ``struct.pack_into`` work on it as on an ``mmap``):
+    not the ``mmap`` module, one shared library less in every fork (see ``SYS_RLIMITS``)."""
+    flags = _MAP_SHARED | (_MAP_ANONYMOUS if fd < 0 else 0)
+    address = sys_libc.mmap(None, size, _PROT_READ if read_only else _PROT_READ_WRITE, flags, fd, 0)
     if address is None or address == ctypes.c_void_p(-1).value:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
