@@ -70,8 +70,9 @@ def test_staging_is_deterministic_and_replaces_only_a_staged_folder(tiny: Path, 
     assert again.fingerprint == first.fingerprint
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
-    with pytest.raises(Exception, match="not an earlier staged release"):
+    with pytest.raises(StageError, match="not a folder `execretrieval hub stage` wrote; nothing was deleted"):
         stage(tmp_path / "other", data=tiny)
+    assert (tmp_path / "other" / "notes.txt").read_text() == "mine"
     with pytest.raises(StageError, match="stage from a local dataset"):
         stage(tmp_path / "c", data="hub")
 
@@ -123,3 +124,52 @@ def test_stage_with_results_ships_reports_statistics_figures_and_embeddings(
     assert not any(f.startswith(("results/confidence", "results/pairwise", "results/figures")) for f in restaged.files)
     assert any("describes other results" in note for note in restaged.notes)
     assert "describes other results" in (restaged.root / "README.md").read_text()
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    return {p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
+
+
+def test_stage_deletes_nothing_it_cannot_prove_it_wrote(tiny: Path, tmp_path: Path, capsys) -> None:
+    """A git clone (or any folder) holding a stray SHA256SUMS is refused in one line, untouched."""
+    clone = tmp_path / "clone"
+    (clone / ".git" / "objects").mkdir(parents=True)
+    (clone / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (clone / "NOTES.md").write_text("my notes\n")
+    (clone / SUMS).write_text("0" * 64 + "  NOTES.md\n")
+    before = _snapshot(clone)
+    assert main(["hub", "stage", str(clone), "--data", str(tiny)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nothing was deleted" in err and "release_info.json" in err
+    assert _snapshot(clone) == before
+
+    staged = stage(tmp_path / "release", data=tiny, repo_id="bench/tiny").root
+    cases = {  # a real staged folder, then one thing that stage did not write
+        "an unlisted file": lambda root: (root / "NOTES.md").write_text("mine"),
+        "a git folder": lambda root: (root / ".git").mkdir(),
+        "an edited file": lambda root: (root / "README.md").write_text("my own card"),
+        "a link": lambda root: (root / "link").symlink_to(tmp_path),
+    }
+    for what, change in cases.items():
+        root = Path(shutil.copytree(staged, tmp_path / what.replace(" ", "-")))
+        change(root)
+        before = _snapshot(root)
+        with pytest.raises(StageError, match="nothing was deleted"):
+            stage(root, data=tiny, repo_id="bench/tiny")
+        assert _snapshot(root) == before, what
+    info = json.loads((staged / RELEASE_INFO).read_text())
+    assert info["staged_by"] == "execretrieval hub stage"
+    again = stage(staged, data=tiny, repo_id="bench/tiny")  # its own folder, unchanged: replaced
+    assert again.root == staged and staged_files(staged)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert stage(empty, data=tiny, repo_id="bench/tiny").root == empty
+
+
+def test_invalid_repo_id_is_refused_before_anything_is_written(tiny: Path, tmp_path: Path, capsys) -> None:
+    for argv in (["hub", "stage", str(tmp_path / "r"), "--data", str(tiny), "--repo-id", "org/Exec Retrieval!"],
+                 ["hub", "pin", "0" * 40, "--repo-id", "org/Exec Retrieval!"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "not a Hub repository id" in err
+    assert not (tmp_path / "r").exists()
