@@ -175,3 +175,23 @@ def test_a_release_s_own_results_are_reusable_as_published(
 
     refused = cli(["hub", "results", str(tmp_path / "downloaded"), "-o", str(folder)], offline, tmp_path)
     assert refused.returncode == 2 and "not empty" in refused.stderr  # never writes into a folder in use
+
+
+def test_the_card_s_loading_example_runs_as_written(tiny: Path, fake_hub: FakeHub, tmp_path: Path) -> None:
+    """The card's Python block, unchanged, against the pushed release: no config gives mteb's qrels."""
+    import re
+
+    root = stage(tmp_path / "release", data=tiny, repo_id=REPO).root
+    env = hub_env(fake_hub, tmp_path / "hf", unpinned(tmp_path / "release.json", REPO))
+    pushed = cli(["hub", "push", str(root), "--repo-id", REPO, "--yes"], env, tmp_path)
+    assert pushed.returncode == 0, pushed.stderr[-2000:]
+    section = (root / "README.md").read_text().split("## How to load it")[1]
+    (example,) = re.findall(r"```python\n(.*?)```", section.split("\n## ")[0], re.DOTALL)
+    ran = python(example, env, tmp_path)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    built = load_dataset(tiny)
+    qrels = sum(len(q.correct_corpus_ids) for q in built.queries)
+    assert ran.stdout.split() == [str(len(built.corpus)), str(len(built.queries)), str(qrels), str(len(built.queries))]
+    columns = python(f"from datasets import load_dataset; print(sorted(load_dataset({REPO!r}, split='test').column_names))",
+                     env, tmp_path)
+    assert columns.stdout.strip() == "['corpus-id', 'query-id', 'score']"

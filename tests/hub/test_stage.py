@@ -26,9 +26,12 @@ def test_stage_writes_the_data_every_config_and_a_card_the_hub_accepts(tiny: Pat
     assert on_disk == sorted(staged.files)
     sums = parse_sums((root / SUMS).read_text())
     assert sorted(sums) == sorted(set(on_disk) - {SUMS})  # SHA256SUMS over everything
-    for rel in ("data/queries.jsonl", "data/corpus.jsonl", "data/distractor_metadata.jsonl", "data/execution_cache.jsonl",
-                "corpus/test.jsonl", "queries/test.jsonl", "default/test.jsonl"):
-        assert (root / rel).read_bytes() == (tiny / rel).read_bytes(), rel  # the source's data, byte for byte
+    for rel in ("data/queries.jsonl", "data/corpus.jsonl", "data/distractor_metadata.jsonl", "data/execution_cache.jsonl"):
+        assert (root / rel).read_bytes() == (tiny / rel).read_bytes(), rel  # the study's files, byte for byte
+    for name in ("corpus", "queries", "default"):  # mteb's configs: Parquet with the source's rows
+        parquet = datasets.load_dataset("parquet", data_files=str(root / name / "test.parquet"), split="train").to_list()
+        source = datasets.load_dataset("json", data_files=str(tiny / name / "test.jsonl"), split="train").to_list()
+        assert parquet == source, name
     info = json.loads((root / RELEASE_INFO).read_text())
     assert info["source_fingerprint"] == load_dataset(tiny).fingerprint == staged.source_fingerprint
 
@@ -38,10 +41,17 @@ def test_stage_writes_the_data_every_config_and_a_card_the_hub_accepts(tiny: Pat
     card = DatasetCard.load(root / "README.md")  # huggingface_hub's card API
     assert card.data.pretty_name == "ExecRetrieval" and card.data.license == "apache-2.0"
     assert card.data.size_categories == ["n<1K"] and "text-retrieval" in card.data.task_categories
-    assert card.data.source_datasets == ["original"] and "@misc{" in meta["citation"]
-    for heading in ("## What it measures", "## How it was built", "## How to load it", "## Leaderboard",
-                    "## Limitations", "## Citation"):
+    assert card.data.source_datasets == ["original"] and "citation" not in meta  # the Hub has no such field
+    assert "@misc{" in text.split("## Citation")[1]  # the citation is in the body
+    # the values mteb's own card generator gives the task
+    assert meta["language"] == ["code", "eng"] and meta["annotations_creators"] == ["derived"]
+    assert meta["multilinguality"] == "multilingual" and meta["tags"][0] == "mteb"
+    for heading in ("## What it measures", "## How it was built", "## Descriptive statistics", "## How to load it",
+                    "## Leaderboard", "## Limitations", "## Citation"):
         assert heading in text
+    stats = text.split("## Descriptive statistics")[1].split("## Configs")[0]
+    assert "| queries | 5 |" in stats and "| documents | 23 |" in stats and '"num_documents": 23' in stats
+    assert "without a config name returns the **qrels**" in text
     configs = {c["config_name"]: c for c in meta["configs"]}
     assert set(configs) == {"corpus", "queries", "default", "query_tests", "labelled_corpus", "distractor_metadata",
                             "execution_cache"}

@@ -7,8 +7,10 @@ Layout (every path relative to the folder)::
     release_info.json                 the source dataset's fingerprint, the counts, the configs, what was left out
     build_report.json                 the build's report (when the source has one)
     data/queries.jsonl ...            the source's study-schema files, byte for byte
-    corpus/ queries/ default/         mteb's configs (the source's files, or rendered from its records)
-    labelled_corpus/test.jsonl        every snippet with its query, label, bug type and edit (line, span, before/after)
+    <config>/test.parquet             every config as Parquet: mteb's corpus/, queries/, default/ (from the source's
+                                      files or records), query_tests/, distractor_metadata/, execution_cache/,
+                                      stacked_mutants/ (the data/ files' rows) and labelled_corpus/: every snippet
+                                      with its query, label, bug type and edit (line, span, before/after)
     embeddings/<org__model>.npz       frozen query and corpus embeddings (with --results; on this dataset only)
     results/<org__model>.json         per-model evaluation reports (with --results; on this dataset only)
     results/leaderboard.json, .md     the leaderboard over them
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,25 +61,32 @@ from .repo_id import check_repo_id
 
 RELEASE_INFO = "release_info.json"
 BUILD_REPORT = "build_report.json"
-LABELLED_CORPUS = "labelled_corpus/test.jsonl"
 MTEB_FILES = ("corpus/test.jsonl", "queries/test.jsonl", "default/test.jsonl")
+"""mteb's configs in a built dataset (the release ships every config as Parquet)."""
 MARKER = ("staged_by", "execretrieval hub stage")
 """The key and value in ``release_info.json`` that say stage wrote the folder."""
 
 CONFIGS: tuple[tuple[str, str, str], ...] = (
     ("corpus", "corpus/test.jsonl", "mteb's corpus: `id`, `title`, `text` (every snippet)"),
     ("queries", "queries/test.jsonl", "mteb's queries: `id`, `text`"),
-    ("default", "default/test.jsonl", "mteb's qrels: `query-id`, `corpus-id`, `score` (each query's canonical)"),
+    ("default", "default/test.jsonl", "mteb's qrels: `query-id`, `corpus-id`, `score` (each query's canonical); "
+                                      "what `load_dataset(repo)` returns"),
     ("query_tests", f"data/{QUERIES}", "each query with its tests (`test_suite`), domain, function name, correct and "
                                        "paired distractor ids"),
-    ("labelled_corpus", LABELLED_CORPUS, "every snippet with its query, label (`correct`/`incorrect`), bug type and "
-                                         "edit (`bug_description`, `line`, character `span`, `before`, `after`)"),
+    ("labelled_corpus", "labelled_corpus", "every snippet with its query, label (`correct`/`incorrect`), bug type and "
+                                           "edit (`bug_description`, `line`, character `span`, `before`, `after`)"),
     ("distractor_metadata", f"data/{DISTRACTORS}", "one row per mutant: bug type, description, line, span, before/after"),
     ("execution_cache", f"data/{EXECUTION_CACHE}", "per-test outcomes (`pass`, `FAIL`, `ERROR:<type>`, `TIMEOUT`) "
                                                    "keyed by the sha256 of the code and of the test list"),
     ("stacked_mutants", f"data/{STACKED_MUTANTS}", "companion mutants with 2-4 composed edits (never in the corpus)"),
 )
-"""(config, file, content) of every config a release can have; those whose file is absent or empty are left out."""
+"""(config, the JSONL rows it holds, content) of every config a release can have; each is shipped as
+``<config>/test.parquet`` (``datasets`` reads one format per repository, and Parquet is the Hub's), and
+those whose rows are absent or empty are left out. The study's JSONL files are shipped as well, byte for byte."""
+
+
+def config_file(name: str) -> str:
+    return f"{name}/test.parquet"
 
 
 class StageError(ExecRetrievalError):
@@ -125,23 +135,38 @@ def _count_rows(content: Content) -> int:
     return sum(1 for _ in read_jsonl(Path(content)))
 
 
-def _configs(files: Mapping[str, Content]) -> list[Config]:
-    """The configs whose file is in the release and not empty, with their row counts and columns."""
-    import tempfile
+def parquet(content: Content, tmp: Path) -> bytes:
+    """JSONL (text or a file) as Parquet with the columns ``datasets``' JSON loader infers (deterministic bytes)."""
+    import datasets
 
-    configs = []
-    with tempfile.TemporaryDirectory(prefix="execretrieval-stage-") as tmp:
-        for name, path, what in CONFIGS:
-            content = files.get(path)
-            if content is None or not _count_rows(content):
-                continue
-            source = Path(content) if not isinstance(content, (str, bytes)) else Path(tmp) / path
-            if isinstance(content, str):
-                source.parent.mkdir(parents=True, exist_ok=True)
-                source.write_text(content, encoding="utf-8")
-            features, num_bytes = config_info(source)
-            configs.append(Config(name, path, _count_rows(content), what, features, num_bytes))
-    return configs
+    source = Path(content) if isinstance(content, Path) else tmp / "rows.jsonl"
+    if isinstance(content, str):
+        source.write_text(content, encoding="utf-8")
+    shown = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        loaded = datasets.load_dataset("json", data_files={"test": str(source)}, split="test", cache_dir=str(tmp / "cache"))
+        loaded.to_parquet(str(tmp / "rows.parquet"))
+    finally:
+        if shown:
+            datasets.enable_progress_bars()
+    return (tmp / "rows.parquet").read_bytes()
+
+
+def _configs(sources: Mapping[str, Content]) -> tuple[list[Config], dict[str, Content]]:
+    """Every config whose rows are in ``sources`` and not empty: its Parquet file, row count and columns."""
+    configs: list[Config] = []
+    files: dict[str, Content] = {}
+    for name, rows, what in CONFIGS:
+        content = sources.get(rows)
+        if content is None or not _count_rows(content):
+            continue
+        with tempfile.TemporaryDirectory(prefix="execretrieval-parquet-") as tmp:
+            files[config_file(name)] = parquet(content, Path(tmp))
+            (Path(tmp) / "config.parquet").write_bytes(files[config_file(name)])
+            features, num_bytes, count = config_info(Path(tmp) / "config.parquet")
+        configs.append(Config(name, config_file(name), count, what, features, num_bytes))
+    return configs, files
 
 
 def _source(data: str | Path | None) -> Path:
@@ -275,8 +300,6 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
     for name in (QUERIES, CORPUS, DISTRACTORS, EXECUTION_CACHE, STACKED_MUTANTS):
         if (base / name).is_file():
             files[f"data/{name}"] = base / name
-    files.update(_mteb_files(root))
-    files[LABELLED_CORPUS] = labelled_corpus(dataset)
     build_report: Mapping[str, Any] | None = None
     if (root / BUILD_REPORT).is_file():
         files[BUILD_REPORT] = root / BUILD_REPORT
@@ -287,7 +310,8 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
     if results is not None:
         result_files, extra, rows, notes = _results(ResultsFolder(Path(results)), dataset, repo_id)
         files.update(result_files)
-    configs = _configs(files)
+    configs, config_files = _configs({**files, **_mteb_files(root), "labelled_corpus": labelled_corpus(dataset)})
+    files.update(config_files)
     files[RELEASE_INFO] = json.dumps({
         MARKER[0]: MARKER[1],
         "data_fingerprint": dataset.fingerprint,
@@ -299,7 +323,7 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
         "models": [r.model for r in rows],
         "left_out": notes,
     }, indent=1, sort_keys=True) + "\n"
-    card = render_card(CardInputs(repo_id, dataset, configs, build_report, rows, extra, notes))
+    card = render_card(CardInputs(repo_id, dataset, configs, build_report, rows, extra, notes), _statistics(root))
     check_card(card)
     files["README.md"] = card
     check_replaceable(out_dir)  # still ours (the check above ran before the reports were read)
@@ -308,6 +332,14 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
     staged_files(out_dir)
     return Staged(out_dir, manifest.sums_sha256(out_dir), dataset.fingerprint, tuple(sorted(files)) + (manifest.SUMS,),
                   tuple(rows), tuple(notes))
+
+
+def _statistics(root: Path) -> dict[str, Any]:
+    """mteb's descriptive statistics of the staged data, computed by mteb (``mteb_task.statistics``)."""
+    from ..mteb_task.statistics import compute
+
+    with tempfile.TemporaryDirectory(prefix="execretrieval-stats-") as tmp:
+        return json.loads(json.dumps(compute(root, Path(tmp) / "stats.json")))
 
 
 def staged_files(root: Path) -> dict[str, str]:
