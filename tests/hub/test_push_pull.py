@@ -131,8 +131,9 @@ def test_push_retries_transient_failures_in_one_commit_then_pin_and_pull_offline
     assert task["revision"] == sha and task["fingerprint"] == blob["fingerprint"]
     assert "verified data/ files" not in loaded.stderr  # mteb's own loader served the split
     assert _fetched_twice(fake_hub.requests[before:]) == []  # no file downloaded twice
-    fetched = {p.split(f"/resolve/{sha}/", 1)[1] for m, p, _ in fake_hub.requests[before:] if m == "GET" and "/resolve/" in p}
+    fetched = {p.split(f"/resolve/{sha}/", 1)[1] for m, p, _ in fake_hub.requests[before:] if "/resolve/" in p}
     assert {"data/queries.jsonl", SUMS, "corpus/test.parquet", "queries/test.parquet", "default/test.parquet"} <= fetched
+    assert any(m == "GET" and p.startswith("/objects/") for m, p, _ in fake_hub.requests[before:])  # the Parquet, via LFS
     assert not any(p.startswith(("results/", "embeddings/")) for p in fetched)
 
     names = _configs(staged_tiny)

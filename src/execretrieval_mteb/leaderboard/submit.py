@@ -3,7 +3,9 @@
 ``OUT`` receives::
 
     results/<org__model>/<revision>/ExecRetrieval.json, model_meta.json   for MTEB's results repository
-    leaderboard/rows/<org__model>.json                                      one row per model (``rows``)
+    leaderboard/rows/<org__model>.json                                      one row per model (``rows``), with the
+                                                                            model's card facts and per-domain exec@1
+                                                                            (``model_info``)
     leaderboard/figures/*, figures.json                                     the evaluator's figures, when current
     leaderboard/index.html                                                  the static site over every row in OUT
 
@@ -30,6 +32,7 @@ from ..dataset.release import Release, pinned_release, refiled_revision
 from ..evaluation.report import ReportError, read_report
 from ..evaluation.results_folder import ResultsFolder, model_slug
 from .analysis_files import read_analysis
+from .model_info import with_model_info
 from .mteb_results import MtebResult, SubmitError, package
 from .rows import Row, dumps_row, read_row, rows_from
 from .site import Figure, render
@@ -91,7 +94,8 @@ def submit(results: Path, out: Path, models: set[str] | None = None, release: Re
              for name in sorted(chosen - {r.model for r in mteb_results})]
     analysis = read_analysis(folder, reports)
     notes += analysis.notes
-    rows = rows_from(reports, analysis, release.repo_id)
+    rows = with_model_info(rows_from(reports, analysis, release.repo_id), folder,
+                           {report.model.name: path for path, report in found})
     board = Path(out) / LEADERBOARD
     for row in rows:
         write_text_atomic(board / ROWS / f"{model_slug(row.model)}.json", dumps_row(row))
