@@ -144,7 +144,7 @@ class ExecRetrieval(AbsTaskRetrieval):
 
 
 def _source_fingerprint(source: DataSource) -> str | None:
-    """The fingerprint of a local source, cheaply (the hash of its ``SHA256SUMS``), or None."""
+    """The data fingerprint of a local source, cheaply (from the digests in its ``SHA256SUMS``), or None."""
     if source.path is None:
         return None
     try:
