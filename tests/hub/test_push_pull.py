@@ -12,7 +12,8 @@ import pytest
 from hub_helpers import TOKEN, cli, hub_env, python, run, unpinned
 from fake_hub import FakeHub
 
-from execretrieval_mteb.dataset.manifest import SUMS, fingerprint
+from execretrieval_mteb.dataset.io import load_dataset
+from execretrieval_mteb.dataset.manifest import SUMS
 from execretrieval_mteb.hub.stage import stage
 
 REPO = "bench/tiny"
@@ -124,8 +125,10 @@ def test_push_retries_transient_failures_in_one_commit_then_pin_and_pull_offline
     pinned = cli(["hub", "pin", "v1", "--repo-id", REPO], env, tmp_path)  # a tag is resolved to its commit
     assert pinned.returncode == 0, pinned.stderr[-2000:]
     blob = json.loads(release.read_text())
-    assert blob == {"repo_id": REPO, "revision": sha, "fingerprint": fingerprint(staged_tiny, []),
-                    "source_fingerprint": json.loads((staged_tiny / "release_info.json").read_text())["source_fingerprint"]}
+    source = json.loads((staged_tiny / "release_info.json").read_text())["source_fingerprint"]
+    assert blob == {"repo_id": REPO, "revision": sha, "fingerprint": load_dataset(staged_tiny).fingerprint,
+                    "source_fingerprint": source}
+    assert blob["fingerprint"] == source  # one data fingerprint: the release's data is its source's
 
     before = len(fake_hub.requests)
     pull_env = hub_env(fake_hub, tmp_path / "hf-pull", release)
@@ -135,8 +138,9 @@ def test_push_retries_transient_failures_in_one_commit_then_pin_and_pull_offline
     assert task["revision"] == sha and task["fingerprint"] == blob["fingerprint"]
     assert "verified data/ files" not in loaded.stderr  # mteb's own loader served the split
     assert _fetched_twice(fake_hub.requests[before:]) == []  # no file downloaded twice
-    fetched = {p.split(f"/resolve/{sha}/", 1)[1] for m, p, _ in fake_hub.requests[before:] if m == "GET" and "/resolve/" in p}
-    assert {"data/queries.jsonl", SUMS, "corpus/test.jsonl", "queries/test.jsonl", "default/test.jsonl"} <= fetched
+    fetched = {p.split(f"/resolve/{sha}/", 1)[1] for m, p, _ in fake_hub.requests[before:] if "/resolve/" in p}
+    assert {"data/queries.jsonl", SUMS, "corpus/test.parquet", "queries/test.parquet", "default/test.parquet"} <= fetched
+    assert any(m == "GET" and p.startswith("/objects/") for m, p, _ in fake_hub.requests[before:])  # the Parquet, via LFS
     assert not any(p.startswith(("results/", "embeddings/")) for p in fetched)
 
     names = _configs(staged_tiny)
@@ -239,7 +243,7 @@ def test_the_bundled_release_through_mteb_run_gives_the_bundled_scores(fake_hub:
         scores[data] = blob["scores"]["test"][0]
         if data == "hub":
             assert _fetched_twice(fake_hub.requests[before:]) == []
-            assert any(f"/resolve/{sha}/corpus/test.jsonl" in p for _, p, _ in fake_hub.requests[before:])
+            assert any(f"/resolve/{sha}/corpus/test.parquet" in p for _, p, _ in fake_hub.requests[before:])
         else:
             assert len(fake_hub.requests) == before  # the bundled data never touches the Hub
     for key in ("exec_at_1", "exec_at_10", "execution_precision_at_3", "ndcg_tie_neutral_at_10", "ndcg_at_10", "main_score"):

@@ -26,9 +26,12 @@ def test_stage_writes_the_data_every_config_and_a_card_the_hub_accepts(tiny: Pat
     assert on_disk == sorted(staged.files)
     sums = parse_sums((root / SUMS).read_text())
     assert sorted(sums) == sorted(set(on_disk) - {SUMS})  # SHA256SUMS over everything
-    for rel in ("data/queries.jsonl", "data/corpus.jsonl", "data/distractor_metadata.jsonl", "data/execution_cache.jsonl",
-                "corpus/test.jsonl", "queries/test.jsonl", "default/test.jsonl"):
-        assert (root / rel).read_bytes() == (tiny / rel).read_bytes(), rel  # the source's data, byte for byte
+    for rel in ("data/queries.jsonl", "data/corpus.jsonl", "data/distractor_metadata.jsonl", "data/execution_cache.jsonl"):
+        assert (root / rel).read_bytes() == (tiny / rel).read_bytes(), rel  # the study's files, byte for byte
+    for name in ("corpus", "queries", "default"):  # mteb's configs: Parquet with the source's rows
+        parquet = datasets.load_dataset("parquet", data_files=str(root / name / "test.parquet"), split="train").to_list()
+        source = datasets.load_dataset("json", data_files=str(tiny / name / "test.jsonl"), split="train").to_list()
+        assert parquet == source, name
     info = json.loads((root / RELEASE_INFO).read_text())
     assert info["source_fingerprint"] == load_dataset(tiny).fingerprint == staged.source_fingerprint
 
@@ -38,10 +41,17 @@ def test_stage_writes_the_data_every_config_and_a_card_the_hub_accepts(tiny: Pat
     card = DatasetCard.load(root / "README.md")  # huggingface_hub's card API
     assert card.data.pretty_name == "ExecRetrieval" and card.data.license == "apache-2.0"
     assert card.data.size_categories == ["n<1K"] and "text-retrieval" in card.data.task_categories
-    assert card.data.source_datasets == ["original"] and "@misc{" in meta["citation"]
-    for heading in ("## What it measures", "## How it was built", "## How to load it", "## Leaderboard",
-                    "## Limitations", "## Citation"):
+    assert card.data.source_datasets == ["original"] and "citation" not in meta  # the Hub has no such field
+    assert "@misc{" in text.split("## Citation")[1]  # the citation is in the body
+    # the values mteb's own card generator gives the task
+    assert meta["language"] == ["code", "eng"] and meta["annotations_creators"] == ["derived"]
+    assert meta["multilinguality"] == "multilingual" and meta["tags"][0] == "mteb"
+    for heading in ("## What it measures", "## How it was built", "## Descriptive statistics", "## How to load it",
+                    "## Leaderboard", "## Limitations", "## Citation"):
         assert heading in text
+    stats = text.split("## Descriptive statistics")[1].split("## Configs")[0]
+    assert "| queries | 5 |" in stats and "| documents | 23 |" in stats and '"num_documents": 23' in stats
+    assert "without a config name returns the **qrels**" in text
     configs = {c["config_name"]: c for c in meta["configs"]}
     assert set(configs) == {"corpus", "queries", "default", "query_tests", "labelled_corpus", "distractor_metadata",
                             "execution_cache"}
@@ -70,8 +80,9 @@ def test_staging_is_deterministic_and_replaces_only_a_staged_folder(tiny: Path, 
     assert again.fingerprint == first.fingerprint
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
-    with pytest.raises(Exception, match="not an earlier staged release"):
+    with pytest.raises(StageError, match="not a folder `execretrieval hub stage` wrote; nothing was deleted"):
         stage(tmp_path / "other", data=tiny)
+    assert (tmp_path / "other" / "notes.txt").read_text() == "mine"
     with pytest.raises(StageError, match="stage from a local dataset"):
         stage(tmp_path / "c", data="hub")
 
@@ -123,3 +134,52 @@ def test_stage_with_results_ships_reports_statistics_figures_and_embeddings(
     assert not any(f.startswith(("results/confidence", "results/pairwise", "results/figures")) for f in restaged.files)
     assert any("describes other results" in note for note in restaged.notes)
     assert "describes other results" in (restaged.root / "README.md").read_text()
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    return {p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
+
+
+def test_stage_deletes_nothing_it_cannot_prove_it_wrote(tiny: Path, tmp_path: Path, capsys) -> None:
+    """A git clone (or any folder) holding a stray SHA256SUMS is refused in one line, untouched."""
+    clone = tmp_path / "clone"
+    (clone / ".git" / "objects").mkdir(parents=True)
+    (clone / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (clone / "NOTES.md").write_text("my notes\n")
+    (clone / SUMS).write_text("0" * 64 + "  NOTES.md\n")
+    before = _snapshot(clone)
+    assert main(["hub", "stage", str(clone), "--data", str(tiny)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nothing was deleted" in err and "release_info.json" in err
+    assert _snapshot(clone) == before
+
+    staged = stage(tmp_path / "release", data=tiny, repo_id="bench/tiny").root
+    cases = {  # a real staged folder, then one thing that stage did not write
+        "an unlisted file": lambda root: (root / "NOTES.md").write_text("mine"),
+        "a git folder": lambda root: (root / ".git").mkdir(),
+        "an edited file": lambda root: (root / "README.md").write_text("my own card"),
+        "a link": lambda root: (root / "link").symlink_to(tmp_path),
+    }
+    for what, change in cases.items():
+        root = Path(shutil.copytree(staged, tmp_path / what.replace(" ", "-")))
+        change(root)
+        before = _snapshot(root)
+        with pytest.raises(StageError, match="nothing was deleted"):
+            stage(root, data=tiny, repo_id="bench/tiny")
+        assert _snapshot(root) == before, what
+    info = json.loads((staged / RELEASE_INFO).read_text())
+    assert info["staged_by"] == "execretrieval hub stage"
+    again = stage(staged, data=tiny, repo_id="bench/tiny")  # its own folder, unchanged: replaced
+    assert again.root == staged and staged_files(staged)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert stage(empty, data=tiny, repo_id="bench/tiny").root == empty
+
+
+def test_invalid_repo_id_is_refused_before_anything_is_written(tiny: Path, tmp_path: Path, capsys) -> None:
+    for argv in (["hub", "stage", str(tmp_path / "r"), "--data", str(tiny), "--repo-id", "org/Exec Retrieval!"],
+                 ["hub", "pin", "0" * 40, "--repo-id", "org/Exec Retrieval!"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "not a Hub repository id" in err
+    assert not (tmp_path / "r").exists()

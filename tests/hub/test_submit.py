@@ -57,7 +57,7 @@ def test_submit_packages_official_results_for_mteb_and_the_leaderboard(official:
     assert bm25.intervals["exec_at_1"].low == intervals[BM25]["exec_at_1"]["ci95_low"]
     assert rows[MINILM].revision == MINILM_REVISION  # the Hub revision of the embedded weights
     page = (out / "leaderboard" / "index.html").read_text()
-    assert "<table id=\"leaderboard\">" in page and 'src="figures/exec_at_1.svg"' in page
+    assert "<table id=\"leaderboard\" class=\"hide-precision" in page and 'src="figures/exec_at_1.svg"' in page
     assert (out / "leaderboard" / "figures" / "exec_at_k.png").is_file()
 
     again = submit(official_results, out, {BM25})  # submitting again replaces the model's row; the site keeps both
@@ -80,10 +80,11 @@ def test_results_on_other_data_are_refused(official_results: Path, tiny: Path, t
     assert not (tmp_path / "out" / "results").exists()
 
 
-def _chromium(page: Path, fragment: str, tmp_path: Path) -> tuple[str, list[str]]:
-    """The DOM after the page's script ran, and every console line Chromium logged."""
+def _chromium(page: Path, fragment: str, tmp_path: Path, width: int = 1280) -> tuple[str, list[str]]:
+    """The DOM after the page's script ran in a ``width`` px wide window, and every console line Chromium logged."""
     result = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         f"--window-size={width},900", "--hide-scrollbars",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
          f"--user-data-dir={tmp_path / 'chromium-profile'}", "--enable-logging=stderr", "--v=0",
          "--virtual-time-budget=5000", "--dump-dom", page.as_uri() + fragment],
@@ -121,6 +122,13 @@ def test_the_leaderboard_page_renders_from_disk_in_headless_chromium(official: P
     drawn = sorted({p.stem for p in (official_results / "analysis" / "figures").glob("*.svg")})
     assert "exec_at_1" in drawn and images == [f"figures/{stem}.svg" for stem in drawn]  # one per figure, SVG first
     assert all((page.parent / src).is_file() for src in images)
+    # what MTEB's leaderboard shows of a model, from its model_meta.json: its page, size, dim, tokens, licence
+    minilm = dom.split(f'data-model="{MINILM}"')[1].split("</tr>")[0]
+    assert f'<a href="https://huggingface.co/{MINILM}">{MINILM}</a>' in minilm
+    assert all(f">{text}<" in minilm for text in ("22.7M", "384", "256", "apache-2.0"))
+    domains = re.findall(r'<td class="g-domains num domain" data-value="[^"]+" title="exec@1 ([^"]+)">', minilm)
+    assert len(domains) == len(rows[MINILM].domains) > 0 and all("95 % interval [" in d for d in domains)
+    assert 'class="hide-precision hide-ndcg hide-domains hide-settings ' in dom  # the default view's groups
 
     dom, console = _chromium(page, "#sort=exec_at_3&dir=asc", tmp_path)  # a sorted view, as a click makes it
     assert console == []
@@ -136,3 +144,87 @@ def test_the_leaderboard_page_renders_from_disk_in_headless_chromium(official: P
     broken.write_text(page.read_text().replace("var body = table.tBodies[0];", "var body = table.tBodies[0]; nope();"))
     _, console = _chromium(broken, "", tmp_path)
     assert any("nope is not defined" in line for line in console)  # the console check does see script errors
+
+
+LAYOUT_CHECK = """
+<script>
+window.addEventListener("load", function () {
+  "use strict";
+  var problems = [];
+  var root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth) { problems.push("page scrolls: " + root.scrollWidth + " > " + root.clientWidth); }
+  function name(el) { return el.tagName + (el.id ? "#" + el.id : "") + (el.className ? "." + String(el.className).split(" ").join(".") : ""); }
+  Array.prototype.slice.call(document.body.querySelectorAll("*")).forEach(function (el) {
+    if (el.tagName === "SCRIPT" || !el.getClientRects().length) { return; }
+    var box = el.getBoundingClientRect(), frame = el.parentElement.getBoundingClientRect();
+    if (box.left < frame.left - 0.5 || box.right > frame.right + 0.5) {
+      problems.push(name(el) + " overflows " + name(el.parentElement) + ": " + Math.round(box.left) + "-" + Math.round(box.right)
+                    + " outside " + Math.round(frame.left) + "-" + Math.round(frame.right));
+    }
+    if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).display !== "inline") {
+      problems.push(name(el) + " has content wider than itself: " + el.scrollWidth + " > " + el.clientWidth);
+    }
+  });
+  Array.prototype.slice.call(document.querySelectorAll("figure")).forEach(function (figure) {
+    var frame = figure.getBoundingClientRect();
+    Array.prototype.slice.call(figure.children).forEach(function (part) {
+      var box = part.getBoundingClientRect();
+      if (box.left < frame.left || box.right > frame.right || box.top < frame.top || box.bottom > frame.bottom) {
+        problems.push(name(part) + " outside its figure");
+      }
+    });
+  });
+  document.body.setAttribute("data-layout", JSON.stringify(problems));
+});
+</script>
+"""
+
+SVG_TEXT_CHECK = """<!DOCTYPE html><html><body style="margin:0">%s<script>
+window.addEventListener("load", function () {
+  var svg = document.querySelector("svg"), frame = svg.getBoundingClientRect(), problems = [];
+  var texts = svg.querySelectorAll("text, g[id^='text_']");  // matplotlib draws text as paths in <g id="text_N">
+  Array.prototype.slice.call(texts).forEach(function (text) {
+    var box = text.getBoundingClientRect();
+    if (box.width && (box.left < frame.left - 0.5 || box.right > frame.right + 0.5 || box.top < frame.top - 0.5
+                      || box.bottom > frame.bottom + 0.5)) {
+      problems.push((text.id || text.textContent || "").trim() + " outside the figure: " + JSON.stringify(box));
+    }
+  });
+  document.body.setAttribute("data-layout", JSON.stringify(problems));
+  document.body.setAttribute("data-texts", String(texts.length));
+});
+</script></body></html>"""
+
+
+def _layout(dom: str) -> list[str]:
+    import html
+
+    found = re.search(r'data-layout="([^"]*)"', dom)
+    assert found, "the layout check did not run"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (setup.sh installs Debian's chromium as root)")
+def test_the_page_fits_1280_px_and_every_figure_keeps_its_text_inside(official: Path, official_results: Path, tmp_path: Path) -> None:
+    page = submit(official_results, tmp_path / "submission").site
+    checked = page.with_name("checked.html")
+    checked.write_text(page.read_text().replace("</body>", LAYOUT_CHECK + "</body>"))
+    views = ["", "#show=precision", "#show=ndcg", "#show=domains", "#show=settings", "#sort=domain:collections&dir=desc"]
+    for view in views:  # the default view (model facts, exec@k) and each other group beside the fixed columns
+        dom, console = _chromium(checked, view, tmp_path)
+        assert console == [], view
+        assert _layout(dom) == [], view
+    dom, _ = _chromium(checked, "#show=domains", tmp_path)
+    assert 'data-groups="domains"' in dom
+    too_narrow, _ = _chromium(checked, "#show=model,exec,precision,ndcg,domains,settings", tmp_path)
+    assert any("scrolls" in problem or "overflows" in problem for problem in _layout(too_narrow))  # the check sees it
+
+    figures = sorted((page.parent / "figures").glob("*.svg"))
+    assert figures
+    for svg in figures:
+        wrapper = tmp_path / f"{svg.stem}.html"
+        text = svg.read_text()
+        wrapper.write_text(SVG_TEXT_CHECK % text[text.index("<svg"):])
+        dom, console = _chromium(wrapper, "", tmp_path)
+        assert int(re.search(r'data-texts="(\d+)"', dom).group(1)) > 0, svg.name  # matplotlib's text groups
+        assert _layout(dom) == [], svg.name

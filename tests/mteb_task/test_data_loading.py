@@ -80,7 +80,9 @@ def test_a_changed_byte_is_refused_naming_the_file(tiny_dataset: Path, tmp_path:
 def test_revision_names_the_data_exactly(tiny_dataset: Path, tmp_path: Path) -> None:
     first = load_task(tiny_dataset)
     assert first.revision == "local-" + first.fingerprint[:12]
-    assert first.fingerprint == hashlib.sha256((tiny_dataset / "SHA256SUMS").read_bytes()).hexdigest()
+    data_lines = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  data/{p.name}\n"
+                         for p in sorted((tiny_dataset / "data").glob("*.jsonl")))
+    assert first.fingerprint == hashlib.sha256(data_lines.encode()).hexdigest()  # the data files' manifest lines
     subset = shutil.copytree(tiny_dataset, tmp_path / "subset")
     queries = subset / "data" / "queries.jsonl"
     queries.write_text("".join(queries.read_text(encoding="utf-8").splitlines(keepends=True)[:2]), encoding="utf-8")

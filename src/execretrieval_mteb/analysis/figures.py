@@ -204,6 +204,6 @@ def save_figures(result: AnalysisResult, folder: Path) -> list[Path]:
             figure = draw(result)
             for suffix, metadata in ((".png", {"Software": None}), (".svg", {"Date": None, "Creator": None})):
                 path = folder / f"{name}{suffix}"
-                figure.savefig(path, format=suffix[1:], metadata=metadata)
+                figure.savefig(path, format=suffix[1:], metadata=metadata, bbox_inches="tight")  # no text outside the frame
                 written.append(path)
     return written

@@ -3,7 +3,9 @@
 - ``stage DIR [--data D] [--results R] [--repo-id ORG/NAME]``: write the release folder (``hub.stage``);
 - ``push DIR --repo-id ORG/NAME [--branch B] [--tag T] [--yes] [--pin]``: a dry run listing every
   file and its remote fate, or with ``--yes`` one commit (``hub.push``); prints the commit sha;
-- ``pin SHA [--repo-id ORG/NAME]``: write that commit into the package's release file (``hub.pin``);
+- ``pin SHA [--repo-id ORG/NAME]``: verify that commit against its manifest, then write it into the package's
+  release file (``hub.pin``);
+- ``results RELEASE_DIR -o OUT``: a downloaded release's results as a results folder (``hub.unpack``);
 - ``stats [--data D] [--check]``: mteb's descriptive statistics shipped with the task (``mteb_task.statistics``).
 """
 
@@ -51,6 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     pin.add_argument("--release-file", type=Path, default=None, metavar="PATH",
                      help="write this release file instead (default: $EXECRETRIEVAL_RELEASE or the package's)")
 
+    results = _action(sub, "results", "turn a downloaded release's results into a folder rescore, report and submit read")
+    results.add_argument("release", type=Path, metavar="RELEASE_DIR",
+                         help="a release downloaded from the Hub (snapshot_download), or its results/ folder")
+    results.add_argument("-o", "--output", type=Path, required=True, metavar="OUT",
+                         help="the results folder to write (must not exist, or be empty)")
+
     stats = _action(sub, "stats", "recompute mteb's descriptive statistics shipped with the task")
     add_data(stats)
     stats.add_argument("--check", action="store_true", help="only check that the shipped file is current")
@@ -64,15 +72,15 @@ def _action(sub: argparse._SubParsersAction, name: str, summary: str) -> argpars
 
 
 def run(args: argparse.Namespace) -> int:
-    return {"stage": _stage, "push": _push, "pin": _pin, "stats": _stats}[args.hub_command](args)
+    return {"stage": _stage, "push": _push, "pin": _pin, "results": _results, "stats": _stats}[args.hub_command](args)
 
 
 def _stage(args: argparse.Namespace) -> int:
     from ..hub.stage import stage
 
     staged = stage(args.dir, data=args.data, results=args.results, repo_id=args.repo_id)
-    print(f"staged {len(staged.files)} files in {staged.root}/ (release fingerprint {staged.fingerprint}; "
-          f"data fingerprint {staged.source_fingerprint})")
+    print(f"staged {len(staged.files)} files in {staged.root}/ (data fingerprint {staged.source_fingerprint}; "
+          f"SHA256SUMS sha256 {staged.fingerprint})")
     for row in staged.rows:
         print(f"  results: {row.model}")
     for note in staged.notes:
@@ -88,11 +96,16 @@ def _push(args: argparse.Namespace) -> int:
     if args.pin and not args.yes:
         raise UsageError("--pin needs --yes (a dry run pushes nothing to pin)")
     if not args.yes:
-        plan = plan_push(args.dir, args.repo_id, args.branch)
+        plan = plan_push(args.dir, args.repo_id, args.branch, tag=args.tag)
         print("dry run: " + plan.render(), end="")
-        print("nothing was written; add --yes to push these files as one commit")
-        return 0
-    result = push(args.dir, args.repo_id, branch=args.branch, tag=args.tag, message=args.message)
+        print("nothing was written" + ("" if plan.refusal else "; add --yes to push these files as one commit"))
+        return 2 if plan.refusal else 0
+    checks = None
+    if args.pin:
+        from ..hub.pin import check_release_file_writable
+
+        checks = check_release_file_writable
+    result = push(args.dir, args.repo_id, branch=args.branch, tag=args.tag, message=args.message, preconditions=checks)
     for change in () if args.quiet else result.changes:
         if change.status != "unchanged":
             print(f"  {change.status:<7}  {change.path}")
@@ -111,12 +124,24 @@ def _push(args: argparse.Namespace) -> int:
 
 
 def _pin(args: argparse.Namespace) -> int:
+    from ..dataset.manifest import SUMS
     from ..dataset.release import pinned_release
     from ..hub.pin import pin
 
     release, path = pin(args.repo_id or pinned_release().repo_id, args.revision, args.release_file)
-    print(f"pinned {release.repo_id}@{release.revision} in {path} (release fingerprint {release.fingerprint})")
+    print(f"pinned {release.repo_id}@{release.revision} in {path} (every file verified against its {SUMS}; "
+          f"data fingerprint {release.fingerprint})")
     _pin_task_module(release, path)
+    return 0
+
+
+def _results(args: argparse.Namespace) -> int:
+    from ..hub.unpack import unpack
+
+    done = unpack(args.release, args.output)
+    for model in done.models:
+        print(f"  {model}" + (" (re-filed under the pinned commit)" if model in done.refiled else ""))
+    print(f"results folder: {done.out} ({len(done.models)} models); next: execretrieval rescore|report|submit {done.out}")
     return 0
 
 

@@ -2,13 +2,20 @@
 
 Every built dataset (and the original release) carries ``SHA256SUMS``: one ``<sha256>  <path>``
 line per file, sorted by path, in ``sha256sum``'s format (so ``sha256sum -c SHA256SUMS`` works).
-The **fingerprint** of a dataset is the sha256 of that file's bytes: it changes when any byte of
-any listed file changes, so it names exactly one dataset. Results record it, and mteb's
-``dataset_revision`` is derived from it (see ``dataset.release``), so results computed on a
-subset, a rebuild or the official release can never be mixed.
+The **fingerprint** of a dataset names its data, wherever it lives: the sha256 of the manifest
+lines of the data files the loader reads (``data/queries.jsonl``, ``data/corpus.jsonl``, ...)::
 
-A directory without ``SHA256SUMS`` (a hand-made dataset) cannot be verified; its fingerprint is
-then computed over the files the loader reads, rendered as the same manifest text.
+    fingerprint = sha256("".join(f"{sha256(file)}  {path}\n" for path in sorted(data files)))
+
+It changes when any byte of any data file changes, so it names exactly one dataset; and it ignores
+everything else in the folder (a card, a build report, a release's results), so the bundled
+dataset, a release staged from it and that release downloaded from the Hub, which carry the same
+data bytes, have the same fingerprint. Results record it, and mteb's ``dataset_revision`` is
+derived from it (see ``dataset.release``), so results computed on a subset, a rebuild or the
+official release can never be mixed. The digests are taken from ``SHA256SUMS`` (which the loader
+verifies first), or computed for a file it does not list (a hand-made dataset without one).
+``sums_sha256`` (the hash of the whole manifest) names a folder's exact bytes instead, e.g. a
+staged release with its card and results.
 """
 
 from __future__ import annotations
@@ -105,7 +112,18 @@ def verify(root: Path, read: Iterable[Path]) -> None:
 
 
 def fingerprint(root: Path, read: Iterable[Path]) -> str:
-    """sha256 of ``SHA256SUMS`` (or, without one, of the manifest text over the ``read`` files)."""
-    path = Path(root) / SUMS
-    text = path.read_bytes() if path.is_file() else render_sums(Path(root), read).encode("utf-8")
-    return hashlib.sha256(text).hexdigest()
+    """The data fingerprint: sha256 of the manifest lines of the ``read`` files (see the module docstring)."""
+    root = Path(root)
+    listed = read_sums(root) or {}
+    rels = [Path(p).relative_to(root).as_posix() for p in read]
+    return fingerprint_of_entries({rel: listed.get(rel) or file_sha256(root / rel) for rel in rels}, rels)
+
+
+def fingerprint_of_entries(entries: Mapping[str, str], data: Iterable[str]) -> str:
+    """The same fingerprint from manifest entries alone (e.g. a release's ``SHA256SUMS`` read from the Hub)."""
+    return hashlib.sha256("".join(f"{entries[rel]}  {rel}\n" for rel in sorted(data)).encode("utf-8")).hexdigest()
+
+
+def sums_sha256(root: Path) -> str:
+    """sha256 of ``root``'s ``SHA256SUMS``: names every byte of the folder (not only its data)."""
+    return file_sha256(Path(root) / SUMS)

@@ -3,9 +3,10 @@
 ``release.json`` (beside this module, written by the Hub release step: ``execretrieval hub push
 --yes --pin`` or ``execretrieval hub pin SHA``) names the Hub dataset repository, the commit sha
 of the official release (mteb's convention: a commit, never a movable tag), the fingerprint of
-its data (``dataset.manifest``: the sha256 of the release's ``SHA256SUMS``) and the fingerprint of
-the dataset directory it was staged from (``source_fingerprint``: the bundled dataset, whose
-data files the release carries byte for byte). It holds ``null``s until the first release is
+its data (``dataset.manifest``: one definition wherever the data lives, so the release and the
+dataset directory it was staged from, e.g. the bundled dataset whose data files the release carries
+byte for byte, have the same one) and the fingerprint of that source directory
+(``source_fingerprint``, equal to it for a release ``hub stage`` made). It holds ``null``s until the first release is
 pushed. ``$EXECRETRIEVAL_RELEASE`` names another release file (tests, or a private mirror of the
 release); the package's own file is used when it is unset.
 
@@ -13,6 +14,8 @@ mteb files results by model and revision and merges or skips by ``dataset_revisi
 must name the data exactly: the release's commit sha for the official data (loaded from the Hub,
 a full copy of the release, or the directory it was staged from, e.g. the bundled dataset), and
 ``local-<first 12 hex of the fingerprint>`` for anything else (a subset, a rebuild, edited tasks).
+Results computed on the official data before it was pinned carry ``local-<12 hex>`` of the same
+fingerprint; ``refiled_revision`` files them under the commit once it is pinned.
 Results on different data then never merge, and mteb never skips a run as "already in cache"
 because a different dataset was evaluated before.
 """
@@ -43,7 +46,7 @@ class Release:
     revision: str | None
     """The Hub commit sha of the official release (None before the first release)."""
     fingerprint: str | None
-    """The fingerprint of the released data (sha256 of its ``SHA256SUMS``)."""
+    """The fingerprint of the released data (``dataset.manifest.fingerprint``; verified by ``hub pin``)."""
     source_fingerprint: str | None = None
     """The fingerprint of the dataset directory the release was staged from (same data files)."""
 
@@ -90,6 +93,20 @@ def write_release(release: Release, path: Path | None = None) -> Path:
     write_text_atomic(path, json.dumps(asdict(release), indent=1, sort_keys=True) + "\n")
     _pinned.cache_clear()
     return path
+
+
+def refiled_revision(revision: str, fingerprint: str | None, release: Release | None = None) -> str:
+    """``revision`` of a result, re-filed under the pinned commit when its data is the release's.
+
+    A result on the official data computed before the pin says ``local-<12 hex>``; with the full
+    ``fingerprint`` it recorded equal to the release's (and the revision naming that fingerprint),
+    it belongs to the release's commit. Anything else keeps its revision.
+    """
+    release = release or pinned_release()
+    if fingerprint and release.is_official(fingerprint) and revision in {LOCAL_PREFIX + fingerprint[:12], release.revision}:
+        assert release.revision is not None
+        return release.revision
+    return revision
 
 
 def dataset_revision(fingerprint: str, release: Release | None = None) -> str:

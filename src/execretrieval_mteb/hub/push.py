@@ -3,9 +3,13 @@
 Without ``--yes`` nothing is written anywhere: ``plan_push`` compares the staged files (verified
 against their ``SHA256SUMS``) with the branch on the Hub and ``PushPlan.render`` lists every file
 with its size and what would happen to it remotely (new, changed, unchanged, deleted: a file on
-the branch that the release no longer has). With ``--yes``, ``push``:
+the branch that the release no longer has), then the tag, and any reason the push would be refused.
+With ``--yes``, ``push``:
 
-1. verifies the staged folder again, creates the dataset repository (and the branch) if missing;
+1. checks every precondition before writing anything (the repository id, the token, the staged
+   folder, the branch, the tag: an existing tag is acceptable only when it already names the
+   branch head and the head holds exactly the release, i.e. the push changes nothing), then
+   creates the dataset repository (and the branch) if missing;
 2. reads the branch head and makes one ``create_commit`` through huggingface_hub with that head as
    ``parent_commit``: every staged file (huggingface_hub uploads large and binary ones through its
    standard LFS/Xet path first, and skips unchanged ones) and a deletion for each file the release
@@ -16,7 +20,7 @@ the branch that the release no longer has). With ``--yes``, ``push``:
    whose files are exactly the release, the lost answer was a success; moved elsewhere, someone
    else pushed and it stops (the parent check would refuse the commit anyway);
 4. checks the new commit's file list against the staged files, tags it (``--tag``; an existing
-   tag is never moved) and returns its sha, the value to pin.
+   tag is never moved, and was checked in step 1) and returns its sha, the value to pin.
 
 The token comes from huggingface_hub's usual sources (``HF_TOKEN``, ``hf auth login``); it is
 passed to huggingface_hub and never printed or written.
@@ -32,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dataset import manifest
 from ..errors import ExecRetrievalError
+from .repo_id import check_repo_id
 from .stage import release_info, staged_files
 
 if TYPE_CHECKING:
@@ -76,6 +81,15 @@ class PushPlan:
     changes: tuple[FileChange, ...]
     remote: Remote
     fingerprint: str
+    """The data fingerprint (``dataset.manifest``), as ``hub pin`` will record it."""
+    tag: str | None = None
+    tag_at: str | None = None
+    """The commit ``tag`` already names on the Hub (None: the tag is new, or the Hub could not be read)."""
+
+    @property
+    def refusal(self) -> str | None:
+        """Why ``push`` would refuse this plan before committing (None: it would go ahead)."""
+        return tag_refusal(self.tag, self.tag_at, self.remote, self.changes)
 
     @property
     def staged(self) -> tuple[FileChange, ...]:
@@ -105,7 +119,11 @@ class PushPlan:
             lines.append(f"  {change.status.ljust(width)}  {size.rjust(13)}  {change.path}")
         total = sum(c.size or 0 for c in self.staged)
         counts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts().items()))
-        lines.append(f"{len(self.staged)} staged files, {total:,} bytes ({counts}); release fingerprint {self.fingerprint}")
+        lines.append(f"{len(self.staged)} staged files, {total:,} bytes ({counts}); data fingerprint {self.fingerprint}")
+        if self.tag:
+            lines.append(f"tag {self.tag}: " + ("new" if self.tag_at is None else f"exists at {self.tag_at}"))
+        if self.refusal:
+            lines.append(f"the push would be refused: {self.refusal}")
         return "\n".join(lines) + "\n"
 
 
@@ -208,16 +226,48 @@ def _changes(root: Path, sums: dict[str, str], remote: Remote) -> tuple[FileChan
     return tuple(changes)
 
 
-def plan_push(root: Path, repo_id: str, branch: str = DEFAULT_BRANCH, api: HfApi | None = None) -> PushPlan:
+def tag_refusal(tag: str | None, tag_at: str | None, remote: Remote, changes: Sequence[FileChange]) -> str | None:
+    """Why an existing ``tag`` stops the push (it would have to move), or None."""
+    if not tag or tag_at is None:
+        return None
+    if tag_at == remote.head and remote.branch_exists and all(c.status == "unchanged" for c in changes):
+        return None  # the push changes nothing and the tag already names the result
+    return f"tag {tag} already points to {tag_at} (tags are never moved); choose another tag"
+
+
+def tag_target(api: HfApi, repo_id: str, tag: str, token: str | bool | None = None) -> str | None:
+    """The commit ``tag`` names on the Hub, or None when it has no such tag (or no such repository)."""
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    try:
+        refs = api.list_repo_refs(repo_id, repo_type=REPO_TYPE, token=token)
+    except RepositoryNotFoundError:
+        return None
+    return next((t.target_commit for t in refs.tags if t.name == tag), None)
+
+
+def _data_fingerprint(root: Path) -> str:
+    """The data fingerprint of a staged release (the staged data files are the source's bytes)."""
+    from ..dataset.io import study_files
+
+    return manifest.fingerprint(root, study_files(root))
+
+
+def plan_push(root: Path, repo_id: str, branch: str = DEFAULT_BRANCH, api: HfApi | None = None,
+              tag: str | None = None) -> PushPlan:
     """What a push would do; reads the Hub (anonymously if no token) and writes nothing."""
+    check_repo_id(repo_id)
     root = Path(root)
     sums = staged_files(root)
     api = _api(api)
+    tag_at = None
     try:
         remote = read_remote(api, repo_id, branch)
+        if tag and remote.repo_exists:
+            tag_at = tag_target(api, repo_id, tag)
     except Exception as exc:  # noqa: BLE001 - any failure to read the Hub only makes the remote side unknown
         remote = Remote(False, False, None, None, _one_line(exc))
-    return PushPlan(root, repo_id, branch, _changes(root, sums, remote), remote, manifest.fingerprint(root, []))
+    return PushPlan(root, repo_id, branch, _changes(root, sums, remote), remote, _data_fingerprint(root), tag, tag_at)
 
 
 def _require_token() -> str:
@@ -249,17 +299,31 @@ def push(
     message: str | None = None,
     api: HfApi | None = None,
     retry_delays: Sequence[float] = RETRY_DELAYS,
+    preconditions: Callable[[], None] | None = None,
 ) -> PushResult:
-    """Upload the staged release as one commit on ``branch``; returns the commit to pin."""
+    """Upload the staged release as one commit on ``branch``; returns the commit to pin.
+
+    ``preconditions`` (e.g. that the release file can be written, for ``--pin``) runs with the
+    other checks, before anything is written to the Hub.
+    """
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
+    check_repo_id(repo_id)
     root = Path(root)
     token = _require_token()
     api = _api(api)
     sums = staged_files(root)
     info = release_info(root)
-    fingerprint = manifest.fingerprint(root, [])
+    fingerprint = _data_fingerprint(root)
     attempts = [0]
+    before = _retrying("reading the repository", lambda: read_remote(api, repo_id, branch), retry_delays, attempts)
+    if tag and before.repo_exists:
+        tag_at = _retrying("reading the tags", lambda: tag_target(api, repo_id, tag, token), retry_delays, attempts)
+        refusal = tag_refusal(tag, tag_at, before, _changes(root, sums, before))
+        if refusal:
+            raise PushError(f"{refusal}; nothing was pushed")
+    if preconditions is not None:
+        preconditions()
     _retrying("creating the repository", lambda: api.create_repo(repo_id, repo_type=REPO_TYPE, exist_ok=True, token=token),
               retry_delays, attempts)
     if branch != DEFAULT_BRANCH:
@@ -270,7 +334,8 @@ def push(
     changes = _changes(root, sums, remote)
     message = message or (f"ExecRetrieval release: {info.get('queries')} queries, {info.get('snippets')} snippets, "
                           f"fingerprint {fingerprint[:12]}")
-    description = (f"Release fingerprint (sha256 of SHA256SUMS): {fingerprint}\n"
+    description = (f"Data fingerprint: {fingerprint}\n"
+                   f"SHA256SUMS sha256: {manifest.sums_sha256(root)}\n"
                    f"Source dataset fingerprint: {info.get('source_fingerprint')}\n")
     result: Any = None
     notes: list[str] = []
@@ -318,8 +383,7 @@ def _matches(root: Path, sums: dict[str, str], remote: Remote) -> bool:
 
 def _tag(api: HfApi, repo_id: str, tag: str, sha: str, token: str, delays: Sequence[float], attempts: list[int]) -> None:
     def existing() -> str | None:
-        refs = api.list_repo_refs(repo_id, repo_type=REPO_TYPE, token=token)
-        return next((t.target_commit for t in refs.tags if t.name == tag), None)
+        return tag_target(api, repo_id, tag, token)
 
     at = _retrying("reading the tags", existing, delays, attempts)
     if at == sha:

@@ -7,24 +7,36 @@ Layout (every path relative to the folder)::
     release_info.json                 the source dataset's fingerprint, the counts, the configs, what was left out
     build_report.json                 the build's report (when the source has one)
     data/queries.jsonl ...            the source's study-schema files, byte for byte
-    corpus/ queries/ default/         mteb's configs (the source's files, or rendered from its records)
-    labelled_corpus/test.jsonl        every snippet with its query, label, bug type and edit (line, span, before/after)
+    <config>/test.parquet             every config as Parquet: mteb's corpus/, queries/, default/ (from the source's
+                                      files or records), query_tests/, distractor_metadata/, execution_cache/,
+                                      stacked_mutants/ (the data/ files' rows) and labelled_corpus/: every snippet
+                                      with its query, label, bug type and edit (line, span, before/after)
     embeddings/<org__model>.npz       frozen query and corpus embeddings (with --results; on this dataset only)
     results/<org__model>.json         per-model evaluation reports (with --results; on this dataset only)
     results/leaderboard.json, .md     the leaderboard over them
+    results/mteb/<org__model>/<model revision>/ExecRetrieval.json, model_meta.json
+                                      mteb's own result files of those models (for ``submit``; size, licence, ...)
     results/confidence_intervals.json, results/pairwise_tests.json, results/figures/*
                                       the analysis files, when they describe exactly those reports
 
 The data files are copied unchanged from a verified source, so the release's data is the source's
-data: ``release_info.json`` records the source's fingerprint, and ``hub pin`` writes it into the
-package's ``release.json`` so results computed on the source (e.g. the bundled dataset) are filed
-under the release's commit. The folder is written beside its destination and swapped into place
-(``dataset.layout.write_dataset``); an earlier staged folder is replaced, anything else refused.
+data and has the source's fingerprint (``dataset.manifest``: it covers the data files only):
+``release_info.json`` records it, and ``hub pin`` writes it into the package's ``release.json`` so
+results computed on the source (e.g. the bundled dataset) are filed under the release's commit.
+
+The folder is written beside its destination and swapped into place
+(``dataset.layout.write_dataset``). An existing target is replaced only when stage can prove it
+wrote every byte there itself: its ``release_info.json`` carries stage's marker, its
+``SHA256SUMS`` lists that file, and every file below the target is listed there with its digest
+unchanged (no other file, folder or link). Anything else (a git clone, a build folder, a staged
+folder someone edited) is refused in one line and left as it was.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +48,7 @@ from ..dataset.io import (
     read_jsonl,
 )
 from ..dataset.layout import Content
-from ..dataset.release import pinned_release
+from ..dataset.release import LOCAL_PREFIX, dataset_revision, pinned_release
 from ..errors import ExecRetrievalError
 from ..evaluation.leaderboard import leaderboard_files
 from ..evaluation.outputs import gather_files, leaderboard_rows
@@ -45,26 +57,36 @@ from ..leaderboard.analysis_files import read_analysis
 from ..leaderboard.rows import Row, rows_from
 from ..mteb_task.data_source import SourceKind, resolve_source
 from .card import CardInputs, Config, check_card, config_info, render_card
+from .repo_id import check_repo_id
 
 RELEASE_INFO = "release_info.json"
 BUILD_REPORT = "build_report.json"
-LABELLED_CORPUS = "labelled_corpus/test.jsonl"
 MTEB_FILES = ("corpus/test.jsonl", "queries/test.jsonl", "default/test.jsonl")
+"""mteb's configs in a built dataset (the release ships every config as Parquet)."""
+MARKER = ("staged_by", "execretrieval hub stage")
+"""The key and value in ``release_info.json`` that say stage wrote the folder."""
 
 CONFIGS: tuple[tuple[str, str, str], ...] = (
     ("corpus", "corpus/test.jsonl", "mteb's corpus: `id`, `title`, `text` (every snippet)"),
     ("queries", "queries/test.jsonl", "mteb's queries: `id`, `text`"),
-    ("default", "default/test.jsonl", "mteb's qrels: `query-id`, `corpus-id`, `score` (each query's canonical)"),
+    ("default", "default/test.jsonl", "mteb's qrels: `query-id`, `corpus-id`, `score` (each query's canonical); "
+                                      "what `load_dataset(repo)` returns"),
     ("query_tests", f"data/{QUERIES}", "each query with its tests (`test_suite`), domain, function name, correct and "
                                        "paired distractor ids"),
-    ("labelled_corpus", LABELLED_CORPUS, "every snippet with its query, label (`correct`/`incorrect`), bug type and "
-                                         "edit (`bug_description`, `line`, character `span`, `before`, `after`)"),
+    ("labelled_corpus", "labelled_corpus", "every snippet with its query, label (`correct`/`incorrect`), bug type and "
+                                           "edit (`bug_description`, `line`, character `span`, `before`, `after`)"),
     ("distractor_metadata", f"data/{DISTRACTORS}", "one row per mutant: bug type, description, line, span, before/after"),
     ("execution_cache", f"data/{EXECUTION_CACHE}", "per-test outcomes (`pass`, `FAIL`, `ERROR:<type>`, `TIMEOUT`) "
                                                    "keyed by the sha256 of the code and of the test list"),
     ("stacked_mutants", f"data/{STACKED_MUTANTS}", "companion mutants with 2-4 composed edits (never in the corpus)"),
 )
-"""(config, file, content) of every config a release can have; those whose file is absent or empty are left out."""
+"""(config, the JSONL rows it holds, content) of every config a release can have; each is shipped as
+``<config>/test.parquet`` (``datasets`` reads one format per repository, and Parquet is the Hub's), and
+those whose rows are absent or empty are left out. The study's JSONL files are shipped as well, byte for byte."""
+
+
+def config_file(name: str) -> str:
+    return f"{name}/test.parquet"
 
 
 class StageError(ExecRetrievalError):
@@ -75,8 +97,9 @@ class StageError(ExecRetrievalError):
 class Staged:
     root: Path
     fingerprint: str
-    """The release's fingerprint (sha256 of its ``SHA256SUMS``)."""
+    """sha256 of the release's ``SHA256SUMS`` (names every byte of the folder, card and results included)."""
     source_fingerprint: str
+    """The data fingerprint (``dataset.manifest``): the source's, since the data files are its bytes."""
     files: tuple[str, ...]
     rows: tuple[Row, ...]
     notes: tuple[str, ...]
@@ -112,23 +135,38 @@ def _count_rows(content: Content) -> int:
     return sum(1 for _ in read_jsonl(Path(content)))
 
 
-def _configs(files: Mapping[str, Content]) -> list[Config]:
-    """The configs whose file is in the release and not empty, with their row counts and columns."""
-    import tempfile
+def parquet(content: Content, tmp: Path) -> bytes:
+    """JSONL (text or a file) as Parquet with the columns ``datasets``' JSON loader infers (deterministic bytes)."""
+    import datasets
 
-    configs = []
-    with tempfile.TemporaryDirectory(prefix="execretrieval-stage-") as tmp:
-        for name, path, what in CONFIGS:
-            content = files.get(path)
-            if content is None or not _count_rows(content):
-                continue
-            source = Path(content) if not isinstance(content, (str, bytes)) else Path(tmp) / path
-            if isinstance(content, str):
-                source.parent.mkdir(parents=True, exist_ok=True)
-                source.write_text(content, encoding="utf-8")
-            features, num_bytes = config_info(source)
-            configs.append(Config(name, path, _count_rows(content), what, features, num_bytes))
-    return configs
+    source = Path(content) if isinstance(content, Path) else tmp / "rows.jsonl"
+    if isinstance(content, str):
+        source.write_text(content, encoding="utf-8")
+    shown = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        loaded = datasets.load_dataset("json", data_files={"test": str(source)}, split="test", cache_dir=str(tmp / "cache"))
+        loaded.to_parquet(str(tmp / "rows.parquet"))
+    finally:
+        if shown:
+            datasets.enable_progress_bars()
+    return (tmp / "rows.parquet").read_bytes()
+
+
+def _configs(sources: Mapping[str, Content]) -> tuple[list[Config], dict[str, Content]]:
+    """Every config whose rows are in ``sources`` and not empty: its Parquet file, row count and columns."""
+    configs: list[Config] = []
+    files: dict[str, Content] = {}
+    for name, rows, what in CONFIGS:
+        content = sources.get(rows)
+        if content is None or not _count_rows(content):
+            continue
+        with tempfile.TemporaryDirectory(prefix="execretrieval-parquet-") as tmp:
+            files[config_file(name)] = parquet(content, Path(tmp))
+            (Path(tmp) / "config.parquet").write_bytes(files[config_file(name)])
+            features, num_bytes, count = config_info(Path(tmp) / "config.parquet")
+        configs.append(Config(name, config_file(name), count, what, features, num_bytes))
+    return configs, files
 
 
 def _source(data: str | Path | None) -> Path:
@@ -183,6 +221,15 @@ def _results(folder: ResultsFolder, dataset: BuiltDataset, repo_id: str
         files[f"results/figures/{figure.name}"] = figure
     if analysis.figures:
         described["results/figures/"] = "the evaluator's figures"
+    from ..leaderboard.mteb_results import MODEL_META, source_results
+
+    ours = {dataset_revision(dataset.fingerprint), LOCAL_PREFIX + dataset.fingerprint[:12]}
+    for result in source_results(folder, {report.model.name for report in reports}):
+        on = json.loads(result.read_text(encoding="utf-8")).get("dataset_revision")
+        if on in ours and (result.parent / MODEL_META).is_file():
+            rel = f"results/mteb/{result.parent.parent.name}/{result.parent.name}"
+            files[f"{rel}/{result.name}"], files[f"{rel}/{MODEL_META}"] = result, result.parent / MODEL_META
+            described[f"{rel}/"] = "mteb's result file and model metadata"
     for path, report in found:
         npz = folder.embeddings(path.stem)
         if not npz.is_file():
@@ -201,8 +248,50 @@ def _results(folder: ResultsFolder, dataset: BuiltDataset, repo_id: str
     return files, described, rows_from(reports, analysis, repo_id), notes
 
 
+def _refuse(out_dir: Path, why: str) -> StageError:
+    return StageError(f"{out_dir}: {why}, so it is not a folder `execretrieval hub stage` wrote; nothing was deleted: "
+                      "stage into a new folder (or empty this one yourself)")
+
+
+def check_replaceable(out_dir: Path) -> None:
+    """Refuse a target that exists and is not, byte for byte, an earlier staged release (module docstring)."""
+    out_dir = Path(out_dir)
+    if not out_dir.exists() and not out_dir.is_symlink():
+        return
+    if out_dir.is_symlink() or not out_dir.is_dir():
+        raise _refuse(out_dir, "it is a link or a file")
+    if not any(out_dir.iterdir()):
+        return
+    try:
+        entries = manifest.read_sums(out_dir)
+        info = json.loads((out_dir / RELEASE_INFO).read_text(encoding="utf-8")) if entries else None
+    except (manifest.ManifestError, OSError, UnicodeDecodeError, json.JSONDecodeError):
+        entries, info = None, None
+    if not entries or RELEASE_INFO not in entries or not isinstance(info, dict) or info.get(MARKER[0]) != MARKER[1]:
+        raise _refuse(out_dir, f"it holds no {RELEASE_INFO} with stage's marker listed in its {manifest.SUMS}")
+    folders = {out_dir / parent for rel in entries for parent in Path(rel).parents}
+    for base, dirs, names in os.walk(out_dir):
+        for name in sorted(dirs + names):
+            path = Path(base) / name
+            rel = path.relative_to(out_dir).as_posix()
+            if path.is_symlink():
+                raise _refuse(out_dir, f"{rel} is a link")
+            if path.is_dir() and path not in folders:
+                raise _refuse(out_dir, f"{rel}/ is not part of the release")
+            if not path.is_dir() and rel != manifest.SUMS and rel not in entries:
+                raise _refuse(out_dir, f"{rel} is not listed in its {manifest.SUMS}")
+    changed = manifest.mismatches(out_dir, entries)
+    if changed:
+        rel = sorted(changed)[0]
+        raise _refuse(out_dir, f"{rel} is {changed[rel]} since staging")
+
+
 def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = None, repo_id: str | None = None) -> Staged:
     """Write the release folder for the dataset ``data`` names (default: bundled) and, optionally, a results folder."""
+    out_dir = Path(out_dir)
+    check_replaceable(out_dir)  # before any work: a refusal costs nothing and touches nothing
+    if repo_id is not None:
+        check_repo_id(repo_id)
     root = _source(data)
     dataset = load_dataset(root)  # verified against its SHA256SUMS
     repo_id = repo_id or pinned_release().repo_id
@@ -211,8 +300,6 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
     for name in (QUERIES, CORPUS, DISTRACTORS, EXECUTION_CACHE, STACKED_MUTANTS):
         if (base / name).is_file():
             files[f"data/{name}"] = base / name
-    files.update(_mteb_files(root))
-    files[LABELLED_CORPUS] = labelled_corpus(dataset)
     build_report: Mapping[str, Any] | None = None
     if (root / BUILD_REPORT).is_file():
         files[BUILD_REPORT] = root / BUILD_REPORT
@@ -223,8 +310,11 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
     if results is not None:
         result_files, extra, rows, notes = _results(ResultsFolder(Path(results)), dataset, repo_id)
         files.update(result_files)
-    configs = _configs(files)
+    configs, config_files = _configs({**files, **_mteb_files(root), "labelled_corpus": labelled_corpus(dataset)})
+    files.update(config_files)
     files[RELEASE_INFO] = json.dumps({
+        MARKER[0]: MARKER[1],
+        "data_fingerprint": dataset.fingerprint,
         "source_fingerprint": dataset.fingerprint,
         "repo_id": repo_id,
         "queries": len(dataset.queries),
@@ -233,15 +323,23 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
         "models": [r.model for r in rows],
         "left_out": notes,
     }, indent=1, sort_keys=True) + "\n"
-    card = render_card(CardInputs(repo_id, dataset, configs, build_report, rows, extra, notes))
+    card = render_card(CardInputs(repo_id, dataset, configs, build_report, rows, extra, notes), _statistics(root))
     check_card(card)
     files["README.md"] = card
-    out_dir = Path(out_dir)
+    check_replaceable(out_dir)  # still ours (the check above ran before the reports were read)
     layout.write_dataset(out_dir, files, what="staged release")
     check_card(card, out_dir)
     staged_files(out_dir)
-    return Staged(out_dir, manifest.fingerprint(out_dir, []), dataset.fingerprint, tuple(sorted(files)) + (manifest.SUMS,),
+    return Staged(out_dir, manifest.sums_sha256(out_dir), dataset.fingerprint, tuple(sorted(files)) + (manifest.SUMS,),
                   tuple(rows), tuple(notes))
+
+
+def _statistics(root: Path) -> dict[str, Any]:
+    """mteb's descriptive statistics of the staged data, computed by mteb (``mteb_task.statistics``)."""
+    from ..mteb_task.statistics import compute
+
+    with tempfile.TemporaryDirectory(prefix="execretrieval-stats-") as tmp:
+        return json.loads(json.dumps(compute(root, Path(tmp) / "stats.json")))
 
 
 def staged_files(root: Path) -> dict[str, str]:

@@ -2,8 +2,11 @@
 and ``model_meta.json``, copied from a results folder's mteb cache and read back with mteb.
 
 Only results on the official release are packaged: a result file's ``dataset_revision`` must be
-the pinned release's commit (``dataset/release.json``); anything else (``local-<fingerprint>``, an
-older release) is refused, because MTEB's results repository merges results by dataset revision.
+the pinned release's commit (``dataset/release.json``), or ``local-<12 hex>`` of the data
+fingerprint the model's evaluation file records when that fingerprint is the release's (computed
+on the released bytes before the pin): the package's copy is then re-filed under the commit.
+Anything else (another ``local-<fingerprint>``, an older release) is refused, because MTEB's
+results repository merges results by dataset revision.
 The package is then loaded back with mteb's own ``ResultCache.load_results`` (splits validated
 against the task's metadata) and every model's main score compared with the file's.
 """
@@ -15,7 +18,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..dataset.release import LOCAL_PREFIX, Release
+from ..dataset.release import LOCAL_PREFIX, Release, refiled_revision
 from ..errors import ExecRetrievalError
 from ..evaluation.metric_names import MAIN_SCORE
 from ..evaluation.results_folder import ResultsFolder, model_slug
@@ -52,14 +55,25 @@ def source_results(folder: ResultsFolder, models: set[str] | None = None) -> lis
     return found
 
 
-def package(folder: ResultsFolder, out: Path, release: Release, models: set[str] | None = None) -> list[MtebResult]:
-    """Copy the official results of ``folder`` into ``out/results/`` and validate them with mteb."""
+def _refiled(revision: str, fingerprints: set[str], release: Release) -> str:
+    return next((r for fp in sorted(fingerprints) if (r := refiled_revision(revision, fp, release)) == release.revision),
+                revision)
+
+
+def package(folder: ResultsFolder, out: Path, release: Release, models: set[str] | None = None,
+            fingerprints: set[str] | None = None) -> list[MtebResult]:
+    """Copy the official results of ``folder`` into ``out/results/`` and validate them with mteb.
+
+    ``fingerprints``: the data fingerprints the models' evaluation files record (checked by the
+    caller); a result whose revision is ``local-`` of one of them that is the release's is re-filed.
+    """
     assert release.revision is not None
     sources = source_results(folder, models)
-    packaged: list[tuple[Path, Path]] = []
+    packaged: list[tuple[Path, Path, dict]] = []
     for source in sources:
         blob = json.loads(source.read_text(encoding="utf-8"))
-        revision = str(blob.get("dataset_revision"))
+        revision = _refiled(str(blob.get("dataset_revision")), fingerprints or set(), release)
+        blob["dataset_revision"] = revision
         if revision != release.revision:
             raise SubmitError(
                 f"{source}: computed on dataset revision {revision} ({_describe(revision)}), not the official release "
@@ -71,12 +85,15 @@ def package(folder: ResultsFolder, out: Path, release: Release, models: set[str]
             raise SubmitError(f"{source.parent}: no {MODEL_META} next to the result; rerun the model with "
                               "`execretrieval run` or `mteb run`")
         target = Path(out) / "results" / source.parent.parent.name / source.parent.name
-        packaged.append((source, target))
-    for source, target in packaged:
+        packaged.append((source, target, blob))
+    for source, target, blob in packaged:
         target.mkdir(parents=True, exist_ok=True)
-        for name in (RESULT_FILE, MODEL_META):
-            shutil.copyfile(source.parent / name, target / name)
-    return validate(Path(out), [target for _, target in packaged])
+        shutil.copyfile(source.parent / MODEL_META, target / MODEL_META)
+        if blob["dataset_revision"] == json.loads(source.read_text(encoding="utf-8")).get("dataset_revision"):
+            shutil.copyfile(source, target / RESULT_FILE)  # byte for byte
+        else:
+            (target / RESULT_FILE).write_text(json.dumps(blob, indent=2) + "\n", encoding="utf-8")
+    return validate(Path(out), [target for _, target, _ in packaged])
 
 
 def validate(out: Path, folders: list[Path]) -> list[MtebResult]:

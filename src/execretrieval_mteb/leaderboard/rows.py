@@ -7,7 +7,11 @@ submit`` writes as ``leaderboard/rows/<org__model>.json``::
      "dataset": {"repo_id", "revision", "fingerprint"}, "n_queries",
      "metrics": {metric key: mean},
      "intervals": {metric key: {"mean", "low", "high"}}          (empty without the analysis files)
-     "pairwise": {other model: {metric key: Holm-adjusted p}}}   (the tests run with the others of its folder)
+     "pairwise": {other model: {metric key: Holm-adjusted p}},   (the tests run with the others of its folder)
+     "model_meta": {"reference", "n_parameters", "embed_dim", "max_tokens", "license"},   (mteb's model_meta.json)
+     "domains": {domain: {"mean", "low", "high"}}}               (exec@1 per domain, 95 % bootstrap interval)
+
+``model_meta`` and ``domains`` are optional (empty in rows written before they existed).
 
 Rows are built from a results folder's evaluation files (``evaluation.report``) and, when they
 describe exactly those evaluations, its analysis files (``analysis_files``). No timestamps or paths,
@@ -48,6 +52,11 @@ class Row:
     metrics: Mapping[str, float]
     intervals: Mapping[str, Interval] = field(default_factory=dict)
     pairwise: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    model_meta: Mapping[str, Any] = field(default_factory=dict)
+    """From mteb's ``model_meta.json``: ``reference`` (the model's page), ``n_parameters``, ``embed_dim``,
+    ``max_tokens``, ``license`` (each may be None)."""
+    domains: Mapping[str, Interval] = field(default_factory=dict)
+    """exec@1 over each domain's queries with its 95 % bootstrap interval (``leaderboard.model_info``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +71,8 @@ class Row:
             "metrics": dict(self.metrics),
             "intervals": {k: {"mean": i.mean, "low": i.low, "high": i.high} for k, i in self.intervals.items()},
             "pairwise": {other: dict(ps) for other, ps in sorted(self.pairwise.items())},
+            "model_meta": dict(self.model_meta),
+            "domains": {d: {"mean": i.mean, "low": i.low, "high": i.high} for d, i in sorted(self.domains.items())},
         }
 
     @staticmethod
@@ -76,6 +87,9 @@ class Row:
             intervals={k: Interval(float(v["mean"]), float(v["low"]), float(v["high"]))
                        for k, v in (blob.get("intervals") or {}).items()},
             pairwise={o: {k: float(p) for k, p in ps.items()} for o, ps in (blob.get("pairwise") or {}).items()},
+            model_meta=dict(blob.get("model_meta") or {}),
+            domains={d: Interval(float(v["mean"]), float(v["low"]), float(v["high"]))
+                     for d, v in (blob.get("domains") or {}).items()},
         )
 
     def p_holm(self, other: str, metric: str = MAIN_SCORE) -> float | None:

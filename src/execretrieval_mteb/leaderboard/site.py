@@ -1,27 +1,38 @@
 """The static leaderboard: ``leaderboard/index.html`` (+ ``figures/``), opened from disk, no server.
 
-The page holds everything it shows: the table is rendered in HTML (best exec@1 first), and the
-rows (``rows.Row.to_json``: scores, intervals, invocation, dataset identity, pairwise p-values)
-are inlined as JSON for the script, which sorts by any column (click a header, again to reverse;
-``#sort=<column>&dir=asc|desc`` opens a sorted view) and recomputes, for the order shown, whether
-each row differs significantly from the row above: the Holm-adjusted p of the two models' paired
-test on the sorted metric (exec@1 when sorting by a non-metric column) below 0.05. Models whose
-results came from different submissions were never tested against each other: "not tested".
-Intervals are shown under every score that has one. No fetch, no external file but the figures.
+The page is the Jinja2 template ``templates/index.html.j2`` (HTML, CSS and the sorting script; no
+fetch, no external file but the figures), filled in here with display values. It holds
+everything it shows: the table is rendered in HTML (best exec@1 first), and the rows
+(``rows.Row.to_json``: scores, intervals, invocation, dataset identity, pairwise p-values, model
+facts, per-domain exec@1) are inlined as JSON for the script, which sorts by any column (click a
+header, again to reverse) and recomputes, for the order shown, whether each row differs
+significantly from the row above: the Holm-adjusted p of the two models' paired test on the
+sorted metric (exec@1 when sorting by a non-metric column) below 0.05. Models whose results came
+from different submissions were never tested against each other: "not tested".
+
+Columns come in groups a reader shows or hides (checkboxes; ``#sort=<column>&dir=asc|desc&show=
+<group>,...`` opens a given view): the model's facts from mteb's ``model_meta.json`` (size,
+embedding dimension, maximum tokens, licence; the name links to the model's page), exec@k,
+exec_prec@k, nDCG@k (intervals under every score), exec@1 per domain (its interval on hover) and
+the invocation (similarity, prompts). The default view (model facts and exec@k) and any one
+other group beside the fixed columns fit a 1,280 px window without horizontal scrolling.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 from ..evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
 from .analysis_files import ALPHA
 from .rows import Row, differs_from_above
 
 METRICS: tuple[tuple[str, str], ...] = tuple((m.key(k), f"{m.label}@{k}") for m in Metric for k in K_VALUES)
+TEMPLATE = "index.html.j2"
 
 
 @dataclass(frozen=True)
@@ -31,8 +42,55 @@ class Figure:
     caption: str
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+@dataclass(frozen=True)
+class Group:
+    key: str
+    label: str
+    shown: bool
+    """Shown when the page opens."""
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    group: str
+    numeric: bool
+    metric: bool = False
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Cell:
+    group: str
+    value: str
+    """What the script sorts by (a number for numeric columns, "" when missing)."""
+    shown: str
+    numeric: bool
+    ci: str = ""
+    title: str = ""
+    css: str = ""
+
+
+GROUPS = (
+    Group("model", "model (size, dim, tokens, licence)", True),
+    Group("exec", "exec@k", True),
+    Group("precision", "exec_prec@k", False),
+    Group("ndcg", "nDCG@k", False),
+    Group("domains", "exec@1 by domain", False),
+    Group("settings", "similarity, prompts", False),
+)
+METRIC_GROUP = {Metric.EXEC: "exec", Metric.EXECUTION_PRECISION: "precision", Metric.NDCG: "ndcg"}
+
+
+@cache
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+    )
 
 
 def _mark(mark: bool | None, first: bool) -> tuple[str, str]:
@@ -44,170 +102,93 @@ def _mark(mark: bool | None, first: bool) -> tuple[str, str]:
     return ("differs", "differs (p<0.05)") if mark else ("same", "no difference")
 
 
-def _row_html(position: int, row: Row, mark: bool | None) -> str:
-    cls, text = _mark(mark, position == 1)
-    cells = [
-        f'<td class="pos">{position}</td>',
-        f'<td class="model" data-value="{_e(row.model)}"><b>{_e(row.model)}</b>'
-        f'<div class="sub">{_e(row.revision or "")}</div></td>',
-        f'<td class="mark {cls}">{_e(text)}</td>',
+def _size(n: object) -> str:
+    """Parameters as MTEB's leaderboard shows them: 22.7M, 1.5B."""
+    if not isinstance(n, (int, float)) or isinstance(n, bool):
+        return "–"
+    for bound, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if n >= bound:
+            return f"{n / bound:.1f}{suffix}"
+    return str(int(n))
+
+
+def _number(value: object) -> tuple[str, str]:
+    """(sort value, shown) of an integer fact, "–" when missing."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "", "–"
+    return repr(float(value)), f"{int(value):,}"
+
+
+def _columns(domains: Sequence[str]) -> list[Column]:
+    columns = [
+        Column("size", "size", "model", True, title="parameters (mteb's model_meta.json)"),
+        Column("dim", "dim", "model", True, title="embedding dimension"),
+        Column("tokens", "max tokens", "model", True, title="maximum input tokens"),
+        Column("license", "licence", "model", False),
     ]
+    metric_of = {m.key(k): m for m in Metric for k in K_VALUES}
+    columns += [Column(key, label, METRIC_GROUP[metric_of[key]], True, metric=True) for key, label in METRICS]
+    columns += [Column(f"domain:{d}", d.replace("_", " "), "domains", True, title=f"exec@1 on the {d} queries")
+                for d in domains]
+    columns += [Column("similarity", "similarity", "settings", False), Column("prompts", "prompts", "settings", False)]
+    return columns
+
+
+def _cells(row: Row, domains: Sequence[str]) -> list[Cell]:
+    meta = row.model_meta
+    size = meta.get("n_parameters")
+    cells = [Cell("model", repr(float(size)) if isinstance(size, (int, float)) else "", _size(size), True)]
+    for key in ("embed_dim", "max_tokens"):
+        value, shown = _number(meta.get(key))
+        cells.append(Cell("model", value, shown, True))
+    cells.append(Cell("model", str(meta.get("license") or ""), str(meta.get("license") or "–"), False, css="license"))
+    metric_of = {m.key(k): m for m in Metric for k in K_VALUES}
     for key, _ in METRICS:
-        value = row.metrics.get(key)
-        interval = row.intervals.get(key)
-        shown = "–" if value is None else f"{value:.3f}"
-        ci = f'<div class="ci">[{interval.low:.3f}, {interval.high:.3f}]</div>' if interval else ""
-        cells.append(f'<td class="num" data-value="{"" if value is None else repr(value)}">{shown}{ci}</td>')
+        value, interval = row.metrics.get(key), row.intervals.get(key)
+        cells.append(Cell(METRIC_GROUP[metric_of[key]], "" if value is None else repr(value),
+                          "–" if value is None else f"{value:.3f}", True,
+                          ci=f"[{interval.low:.3f}, {interval.high:.3f}]" if interval else ""))
+    for domain in domains:
+        score = row.domains.get(domain)
+        cells.append(Cell("domains", "" if score is None else repr(score.mean), "–" if score is None else f"{score.mean:.2f}",
+                          True, css="domain", title="" if score is None else
+                          f"exec@1 {score.mean:.3f}, 95 % interval [{score.low:.3f}, {score.high:.3f}] ({domain})"))
     prompts = "; ".join(f"{k}: {v}" for k, v in sorted(row.prompts.items())) or "none"
-    cells.append(f'<td data-value="{_e(row.similarity or "")}">{_e(row.similarity or "–")}</td>')
-    cells.append(f'<td class="prompts" data-value="{_e(prompts)}">{_e(prompts)}</td>')
-    return f'<tr data-model="{_e(row.model)}">' + "".join(cells) + "</tr>"
+    cells.append(Cell("settings", row.similarity or "", row.similarity or "–", False))
+    cells.append(Cell("settings", prompts, prompts, False, css="prompts"))
+    return cells
+
+
+def _url(row: Row) -> str | None:
+    """The model's page (``reference`` in its model_meta), when it is a web address."""
+    reference = row.model_meta.get("reference")
+    return reference if isinstance(reference, str) and reference.startswith(("https://", "http://")) else None
 
 
 def render(rows: Sequence[Row], figures: Sequence[Figure], dataset: dict[str, str], notes: Sequence[str] = ()) -> str:
     """The page. ``rows`` in any order (shown best exec@1 first); ``dataset``: repo_id, revision, fingerprint."""
     ordered = sorted(rows, key=lambda r: (-r.metrics.get(MAIN_SCORE, 0.0), r.model))
     marks = differs_from_above(ordered)
-    header = ['<th data-sort="pos">#</th>', '<th data-sort="model">model</th>',
-              '<th data-sort="mark" class="markhead">vs row above <span id="mark-metric">(exec@1)</span></th>']
-    header += [f'<th data-sort="{key}" data-metric="{key}">{_e(label)}</th>' for key, label in METRICS]
-    header += ['<th data-sort="similarity">similarity</th>', '<th data-sort="prompts">prompts</th>']
-    body = "\n".join(_row_html(i, row, mark) for i, (row, mark) in enumerate(zip(ordered, marks), 1))
+    domains = sorted({d for r in rows for d in r.domains})
+    columns = _columns(domains)
+    shown_rows = []
+    for position, (row, mark) in enumerate(zip(ordered, marks), 1):
+        cls, text = _mark(mark, position == 1)
+        shown_rows.append({"model": row.model, "revision": row.revision or "", "url": _url(row), "mark_class": cls,
+                           "mark_text": text, "cells": _cells(row, domains)})
     payload = {"alpha": ALPHA, "main": MAIN_SCORE, "metrics": [k for k, _ in METRICS],
-               "rows": [r.to_json() for r in ordered]}
+               "numeric": [c.key for c in columns if c.numeric], "rows": [r.to_json() for r in ordered]}
     data = json.dumps(payload, sort_keys=True, ensure_ascii=True).replace("</", "<\\/")
-    figure_html = "\n".join(
-        f'<figure><img src="{_e(f.file)}" alt="{_e(f.caption)}"><figcaption>{_e(f.caption)}</figcaption></figure>'
-        for f in figures
-    ) or "<p>No figures were submitted.</p>"
-    note_html = "".join(f"<li>{_e(n)}</li>" for n in notes)
-    with_intervals = any(r.intervals for r in rows)
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>ExecRetrieval leaderboard</title>
-<style>
-body {{ font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #1d2330; }}
-h1 {{ font-size: 1.5em; margin-bottom: .2em; }}
-.meta {{ color: #555; font-size: .9em; }}
-.scroll {{ overflow-x: auto; }}
-table {{ border-collapse: collapse; margin: 1em 0; }}
-th, td {{ border-bottom: 1px solid #dde; padding: .35em .55em; vertical-align: top; }}
-th {{ background: #f3f4f8; cursor: pointer; white-space: nowrap; user-select: none; }}
-th.sorted-desc::after {{ content: " ▼"; }}
-th.sorted-asc::after {{ content: " ▲"; }}
-td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
-.ci, .sub {{ color: #667; font-size: .8em; white-space: nowrap; }}
-td.mark.differs {{ color: #0a6b2b; font-weight: 600; }}
-td.mark.same {{ color: #8a5a00; }}
-td.mark.untested, td.mark.top {{ color: #889; }}
-td.prompts {{ max-width: 22em; font-size: .85em; }}
-figure {{ display: inline-block; margin: 1em 1em 0 0; max-width: 46%; }}
-figure img {{ max-width: 100%; border: 1px solid #dde; }}
-</style>
-</head>
-<body>
-<h1>ExecRetrieval leaderboard</h1>
-<p class="meta">Dataset <code>{_e(dataset.get("repo_id", ""))}</code> at revision <code>{_e(dataset.get("revision", ""))}</code>,
-fingerprint <code>{_e(dataset.get("fingerprint", ""))}</code>. {len(ordered)} models; means over the queries{", 95 % bootstrap intervals below each score" if with_intervals else ""}.
-<b>exec@k</b>: a snippet passing all of the query's tests is in the top k; <b>exec_prec@k</b>: the share of the top k that passes; <b>nDCG@k</b>: tie-neutral nDCG against the canonical.
-"vs row above": the paired test (exact McNemar, or sign-flip under ties) against the model shown above, Holm-adjusted over all pairs of one submission, on the sorted metric (exec@1 for other columns); p &lt; {ALPHA} means the two differ.
-Click a column to sort.</p>
-<div class="scroll"><table id="leaderboard">
-<thead><tr>{"".join(header)}</tr></thead>
-<tbody>
-{body}
-</tbody>
-</table></div>
-{f'<ul class="notes">{note_html}</ul>' if note_html else ""}
-<h2>Figures</h2>
-<div id="figures">
-{figure_html}
-</div>
-<script type="application/json" id="leaderboard-data">{data}</script>
-<script>
-(function () {{
-  "use strict";
-  var data = JSON.parse(document.getElementById("leaderboard-data").textContent);
-  var table = document.getElementById("leaderboard");
-  var body = table.tBodies[0];
-  var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
-  var byModel = {{}};
-  data.rows.forEach(function (row) {{ byModel[row.model] = row; }});
-  var state = {{ key: "pos", dir: "asc" }};
+    return _environment().get_template(TEMPLATE).render(
+        rows=shown_rows, columns=columns, groups=GROUPS, figures=figures, notes=list(notes), alpha=ALPHA,
+        dataset={"repo_id": dataset.get("repo_id", ""), "revision": dataset.get("revision", ""),
+                 "fingerprint": dataset.get("fingerprint", "")},
+        with_intervals=any(r.intervals for r in rows), payload=_safe(data),
+    )
 
-  function cellValue(tr, key) {{
-    if (key === "pos") {{ return Number(tr.getAttribute("data-rank")); }}
-    var index = heads.findIndex(function (th) {{ return th.getAttribute("data-sort") === key; }});
-    var raw = tr.cells[index].getAttribute("data-value");
-    if (raw === null) {{ raw = tr.cells[index].textContent; }}
-    return data.metrics.indexOf(key) >= 0 ? (raw === "" ? NaN : Number(raw)) : raw;
-  }}
 
-  function pHolm(model, other, metric) {{
-    var tests = (byModel[model].pairwise || {{}})[other];
-    return tests && typeof tests[metric] === "number" ? tests[metric] : null;
-  }}
+def _safe(text: str) -> Any:
+    """JSON for the inline script: already safe (``</`` escaped), so not HTML-escaped again."""
+    from markupsafe import Markup
 
-  function mark(tr, above, metric) {{
-    var cell = tr.cells[2];
-    if (!above) {{ cell.className = "mark top"; cell.textContent = "–"; return; }}
-    var p = pHolm(tr.getAttribute("data-model"), above.getAttribute("data-model"), metric);
-    if (p === null) {{ cell.className = "mark untested"; cell.textContent = "not tested"; }}
-    else if (p < data.alpha) {{ cell.className = "mark differs"; cell.textContent = "differs (p<0.05)"; }}
-    else {{ cell.className = "mark same"; cell.textContent = "no difference"; }}
-    cell.setAttribute("data-value", cell.textContent);
-    cell.title = p === null ? "" : "Holm-adjusted p = " + p.toPrecision(3) + " on " + metric;
-  }}
-
-  function apply(key, dir) {{
-    var rows = Array.prototype.slice.call(body.rows);
-    var numeric = data.metrics.indexOf(key) >= 0 || key === "pos";
-    rows.sort(function (a, b) {{
-      var x = cellValue(a, key), y = cellValue(b, key), order;
-      if (numeric) {{
-        if (isNaN(x) && isNaN(y)) {{ order = 0; }} else if (isNaN(x)) {{ return 1; }} else if (isNaN(y)) {{ return -1; }}
-        else {{ order = x - y; }}
-      }} else {{ order = String(x).localeCompare(String(y)); }}
-      if (order === 0) {{ return Number(a.getAttribute("data-rank")) - Number(b.getAttribute("data-rank")); }}
-      return dir === "asc" ? order : -order;
-    }});
-    var metric = data.metrics.indexOf(key) >= 0 ? key : data.main;
-    rows.forEach(function (tr, i) {{
-      body.appendChild(tr);
-      tr.cells[0].textContent = String(i + 1);
-      mark(tr, i ? rows[i - 1] : null, metric);
-    }});
-    document.getElementById("mark-metric").textContent = "(" + heads.filter(function (th) {{
-      return th.getAttribute("data-sort") === metric; }})[0].textContent.replace(/ [▲▼]$/, "") + ")";
-    heads.forEach(function (th) {{
-      th.classList.remove("sorted-asc", "sorted-desc");
-      if (th.getAttribute("data-sort") === key) {{ th.classList.add("sorted-" + dir); }}
-    }});
-    state = {{ key: key, dir: dir }};
-    table.setAttribute("data-sorted", key + ":" + dir);
-  }}
-
-  Array.prototype.slice.call(body.rows).forEach(function (tr, i) {{ tr.setAttribute("data-rank", String(i + 1)); }});
-  heads.forEach(function (th) {{
-    th.addEventListener("click", function () {{
-      var key = th.getAttribute("data-sort");
-      var dir = state.key === key ? (state.dir === "asc" ? "desc" : "asc") : (data.metrics.indexOf(key) >= 0 ? "desc" : "asc");
-      apply(key, dir);
-      if (window.history && window.history.replaceState) {{ window.history.replaceState(null, "", "#sort=" + key + "&dir=" + dir); }}
-    }});
-  }});
-  var wanted = /sort=([^&]+)(?:&dir=(asc|desc))?/.exec(window.location.hash || "");
-  if (wanted && heads.some(function (th) {{ return th.getAttribute("data-sort") === wanted[1]; }})) {{
-    apply(wanted[1], wanted[2] || (data.metrics.indexOf(wanted[1]) >= 0 ? "desc" : "asc"));
-  }} else {{
-    apply("pos", "asc");
-  }}
-  document.body.setAttribute("data-ready", "1");
-}})();
-</script>
-</body>
-</html>
-"""
+    return Markup(text)

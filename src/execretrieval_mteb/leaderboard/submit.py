@@ -3,13 +3,16 @@
 ``OUT`` receives::
 
     results/<org__model>/<revision>/ExecRetrieval.json, model_meta.json   for MTEB's results repository
-    leaderboard/rows/<org__model>.json                                      one row per model (``rows``)
+    leaderboard/rows/<org__model>.json                                      one row per model (``rows``), with the
+                                                                            model's card facts and per-domain exec@1
+                                                                            (``model_info``)
     leaderboard/figures/*, figures.json                                     the evaluator's figures, when current
     leaderboard/index.html                                                  the static site over every row in OUT
 
 Every model must have been evaluated on the official release (the pinned commit of
-``dataset/release.json``): its evaluation file's dataset revision must be that commit and its
-fingerprint the release's (or that of the dataset the release was staged from). Anything else is
+``dataset/release.json``): its evaluation file's data fingerprint must be the release's, and its
+dataset revision that commit, or ``local-<12 hex>`` of the same fingerprint (computed on those
+bytes before the pin: re-filed under the commit, ``dataset.release.refiled_revision``). Anything else is
 refused; ``-m`` picks models. Submitting several results folders into one ``OUT`` collects their
 rows into one site (rows of another dataset revision are set aside with a note); a model submitted
 again replaces its row. Models from different folders were never tested against each other, and
@@ -18,16 +21,18 @@ the page says so instead of marking a difference.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..dataset.io import write_text_atomic
-from ..dataset.release import Release, pinned_release
+from ..dataset.release import Release, pinned_release, refiled_revision
 from ..evaluation.report import ReportError, read_report
 from ..evaluation.results_folder import ResultsFolder, model_slug
 from .analysis_files import read_analysis
+from .model_info import with_model_info
 from .mteb_results import MtebResult, SubmitError, package
 from .rows import Row, dumps_row, read_row, rows_from
 from .site import Figure, render
@@ -58,14 +63,14 @@ def _official_reports(folder: ResultsFolder, release: Release, models: set[str] 
             raise SubmitError(str(exc)) from None
         if models is not None and report.model.name not in models:
             continue
-        if report.dataset_revision != release.revision or not release.is_official(report.dataset_fingerprint):
+        if refiled_revision(report.dataset_revision, report.dataset_fingerprint, release) != release.revision:
             raise SubmitError(
                 f"{path}: {report.model.name} was evaluated on dataset revision {report.dataset_revision} "
                 f"(fingerprint {report.dataset_fingerprint[:12]}), not the official release {release.repo_id}@"
                 f"{release.revision}; results on other data are not submitted. Rerun it on the official data "
                 "(`execretrieval run --data hub`, or the bundled data when it is the release's source), or leave it out with -m"
             )
-        reports.append((path, report))
+        reports.append((path, dataclasses.replace(report, dataset_revision=release.revision)))
     missing = (models or set()) - {r.model.name for _, r in reports}
     if missing:
         raise SubmitError(f"{folder.root}/evaluation: no evaluation of {sorted(missing)[0]}; run it first")
@@ -83,12 +88,14 @@ def submit(results: Path, out: Path, models: set[str] | None = None, release: Re
     found = _official_reports(folder, release, models)
     reports = [report for _, report in found]
     chosen = {r.model.name for r in reports}
-    mteb_results = package(folder, Path(out), release, chosen)
+    fingerprints = {r.dataset_fingerprint for r in reports}
+    mteb_results = package(folder, Path(out), release, chosen, fingerprints)
     notes = [f"{name}: no mteb result file in {folder.mteb_cache}/results (only its evaluation is submitted)"
              for name in sorted(chosen - {r.model for r in mteb_results})]
     analysis = read_analysis(folder, reports)
     notes += analysis.notes
-    rows = rows_from(reports, analysis, release.repo_id)
+    rows = with_model_info(rows_from(reports, analysis, release.repo_id), folder,
+                           {report.model.name: path for path, report in found})
     board = Path(out) / LEADERBOARD
     for row in rows:
         write_text_atomic(board / ROWS / f"{model_slug(row.model)}.json", dumps_row(row))

@@ -65,7 +65,6 @@ def load_task(data: str | os.PathLike[str] | None = None, num_proc: int | None =
     return LoadedTask(task, built, source)
 
 
-
 def _complete_registration() -> None:
     from .registration import complete_pending
 
