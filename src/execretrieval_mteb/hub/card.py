@@ -104,9 +104,9 @@ def card_data(inputs: CardInputs) -> tuple[Any, dict[str, Any]]:
     """
     from huggingface_hub import DatasetCardData
 
-    from ..mteb_task.task import ExecRetrieval
+    from ..mteb_task.task import load_task
 
-    mteb_data, values = ExecRetrieval(data=inputs.dataset.root).metadata._create_dataset_card_data()
+    mteb_data, values = load_task(inputs.dataset.root).task.metadata._create_dataset_card_data()
     fields = mteb_data.to_dict()
     tags = list(dict.fromkeys([*fields.get("tags", []), *EXTRA_TAGS]))
     data = DatasetCardData(
