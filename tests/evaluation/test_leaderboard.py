@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from execretrieval_mteb.evaluation.leaderboard import LeaderboardRow, format_table, write_leaderboard
+from execretrieval_mteb.results.leaderboard import LeaderboardRow, format_table, write_leaderboard
 from execretrieval_mteb.evaluation.metric_names import K_VALUES, Metric
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evaluation.leaderboard import LeaderboardRow, sort_rows
+from ..results.leaderboard import LeaderboardRow, sort_rows
 from ..evaluation.metric_names import K_VALUES, Metric
 from ..evaluation.model_report import ModelReport
 

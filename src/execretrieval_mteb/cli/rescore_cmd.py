@@ -26,9 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation.outputs import write_evaluation
-    from ..evaluation.rescore import rescore_folder
-    from ..evaluation.results_folder import ResultsFolder
+    from ..results.outputs import write_evaluation
+    from ..results.rescore import rescore_folder
+    from ..results.results_folder import ResultsFolder
     from ..mteb_task.data_source import load_built_source
 
     if not args.folder.is_dir():

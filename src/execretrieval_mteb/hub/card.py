@@ -28,7 +28,7 @@ from ..dataset.io import BuiltDataset
 from ..dataset.layout import configs_yaml
 from ..dataset.schema import DOMAINS, BugType, Label
 from ..errors import ExecRetrievalError
-from ..leaderboard.rows import Row, markdown_table
+from ..results.rows import Row, markdown_table
 from ..mteb_task.about import CITATION, DESCRIPTION, QUERY_PROMPT
 
 SIZE_CATEGORIES = (

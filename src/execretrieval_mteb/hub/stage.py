@@ -38,11 +38,11 @@ from ..dataset.io import (
 from ..dataset.layout import Content
 from ..dataset.release import pinned_release
 from ..errors import ExecRetrievalError
-from ..evaluation.leaderboard import leaderboard_files
-from ..evaluation.outputs import gather_files, leaderboard_rows
-from ..evaluation.results_folder import ResultsFolder
-from ..leaderboard.analysis_files import read_analysis
-from ..leaderboard.rows import Row, rows_from
+from ..results.leaderboard import leaderboard_files
+from ..results.outputs import gather_files, leaderboard_rows
+from ..results.results_folder import ResultsFolder
+from ..results.analysis_files import read_analysis
+from ..results.rows import Row, rows_from
 from ..mteb_task.data_source import SourceKind, resolve_source
 from .card import CardInputs, Config, check_card, config_info, render_card
 
@@ -155,7 +155,7 @@ def _mteb_files(root: Path) -> dict[str, Content]:
 def _results(folder: ResultsFolder, dataset: BuiltDataset, repo_id: str
              ) -> tuple[dict[str, Content], dict[str, str], list[Row], list[str]]:
     """Files of a results folder computed on ``dataset``: reports, leaderboard, analysis, embeddings."""
-    from ..evaluation.frozen import FrozenError, load_frozen
+    from ..results.frozen import FrozenError, load_frozen
 
     if not (folder.root / "evaluation").is_dir():
         raise StageError(f"{folder.root}: no evaluation/ folder; pass a folder written by `execretrieval run` "

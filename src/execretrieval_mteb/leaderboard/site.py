@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
-from .analysis_files import ALPHA
-from .rows import Row, differs_from_above
+from ..results.analysis_files import ALPHA
+from ..results.rows import Row, differs_from_above
 
 METRICS: tuple[tuple[str, str], ...] = tuple((m.key(k), f"{m.label}@{k}") for m in Metric for k in K_VALUES)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..evaluation.model_report import ModelReport
-from ..evaluation.results_folder import ResultsFolder
+from .results_folder import ResultsFolder
 
 CONFIDENCE_INTERVALS, PAIRWISE_TESTS, FIGURES = "confidence_intervals.json", "pairwise_tests.json", "figures"
 FIGURE_SUFFIXES = (".png", ".svg")

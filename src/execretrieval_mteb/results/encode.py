@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from ..dataset.io import write_text_atomic
-from ..evaluation.frozen import FrozenEmbeddings, save_frozen
 from ..evaluation.model_report import ModelIdentity, identity_record
-from ..evaluation.results_folder import ResultsFolder, model_slug
-from .data_source import SPLIT
-from .task import ExecRetrieval
+from ..mteb_task.data_source import SPLIT
+from ..mteb_task.task import ExecRetrieval
+from .frozen import FrozenEmbeddings, save_frozen
+from .results_folder import ResultsFolder, model_slug
 
 
 class RecordingEncoder:

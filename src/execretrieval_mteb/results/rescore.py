@@ -14,11 +14,11 @@ from typing import Any
 
 from ..dataset.io import BuiltDataset
 from ..errors import ExecRetrievalError
+from ..evaluation.metric_names import DEPTH
+from ..evaluation.pipeline import Evaluation, evaluate_rankings
 from .frozen import rankings_from_scores
 from .matrices import frozen_scores, is_bm25
-from .metric_names import DEPTH
 from .outputs import gather
-from .pipeline import Evaluation, evaluate_rankings
 from .results_folder import ResultsFolder, model_slug
 
 

@@ -20,12 +20,12 @@ from typing import Any
 
 from ..dataset.io import BuiltDataset, write_text_atomic
 from ..errors import ExecRetrievalError
-from .metric_names import DEPTH
-from .model_report import ModelReport, identity_from_record, identity_record
-from .pipeline import Evaluation
-from .ranking import Ranking, TieGroup
-from .scoring import PerQueryScores
-from .verdicts import Pair, PairVerdict, VerdictSource
+from ..evaluation.metric_names import DEPTH
+from ..evaluation.model_report import ModelReport, identity_from_record, identity_record
+from ..evaluation.pipeline import Evaluation
+from ..evaluation.ranking import Ranking, TieGroup
+from ..evaluation.scoring import PerQueryScores
+from ..evaluation.verdicts import Pair, PairVerdict, VerdictSource
 
 SCHEMA_VERSION = 2
 

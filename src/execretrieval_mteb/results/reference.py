@@ -20,8 +20,8 @@ from typing import Any
 
 from ..dataset.io import BuiltDataset, write_text_atomic
 from ..errors import ExecRetrievalError
+from ..evaluation.metric_names import K_VALUES, Metric
 from .leaderboard import LeaderboardRow, sort_rows
-from .metric_names import K_VALUES, Metric
 
 START = "<!-- reference-results: generated from docs/reference_results.json by `execretrieval report DIR --reference docs/reference_results.json --readme README.md`; do not edit by hand -->"
 END = "<!-- /reference-results -->"

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ExecRetrievalError
-from .model_report import FrozenScores, ModelIdentity, identity_from_record, identity_record
-from .ranking import Ranking
+from ..evaluation.model_report import FrozenScores, ModelIdentity, identity_from_record, identity_record
+from ..evaluation.ranking import Ranking
 
 FORMAT_VERSION = 1
 SIMILARITIES = ("cosine", "dot")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dataset.io import write_text_atomic
-from .metric_names import K_VALUES, MAIN_SCORE, Metric
+from ..evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
 
 SIGNIFICANT, NOT_SIGNIFICANT = "*", "="
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..dataset.io import BuiltDataset
+from ..evaluation.model_report import FrozenScores
 from .frozen import FrozenEmbeddings, FrozenError, load_frozen
-from .model_report import FrozenScores
 from .results_folder import ResultsFolder, model_slug
 
 

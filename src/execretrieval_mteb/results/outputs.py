@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dataset.io import BuiltDataset
+from ..evaluation.model_report import FrozenScores, ModelReport
+from ..evaluation.pipeline import Evaluation
 from .leaderboard import LeaderboardRow, write_leaderboard
 from .matrices import bm25_scores, frozen_embeddings, is_bm25, stacked_scores
-from .model_report import FrozenScores, ModelReport
-from .pipeline import Evaluation
 from .report import ReportError, read_report, report_json, write_report
 from .results_folder import ResultsFolder, model_slug
 

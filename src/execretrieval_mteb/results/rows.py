@@ -9,7 +9,7 @@ submit`` writes as ``leaderboard/rows/<org__model>.json``::
      "intervals": {metric key: {"mean", "low", "high"}}          (empty without the analysis files)
      "pairwise": {other model: {metric key: Holm-adjusted p}}}   (the tests run with the others of its folder)
 
-Rows are built from a results folder's evaluation files (``evaluation.report``) and, when they
+Rows are built from a results folder's evaluation files (``report``) and, when they
 describe exactly those evaluations, its analysis files (``analysis_files``). No timestamps or paths,
 so the same results give the same bytes.
 """
@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ExecRetrievalError
-from ..evaluation.leaderboard import LeaderboardRow, sort_rows
 from ..evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
 from ..evaluation.model_report import ModelReport
 from .analysis_files import ALPHA, AnalysisFiles, Interval
+from .leaderboard import LeaderboardRow, sort_rows
 
 SCHEMA_VERSION = 1
 
