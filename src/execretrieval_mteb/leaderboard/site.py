@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
-from ..results.analysis_files import ALPHA
-from ..results.rows import Row, differs_from_above
+from ..evaluation.standing import ALPHA
+from ..results.rows import Row, differs_from_above, ordered
 
 METRICS: tuple[tuple[str, str], ...] = tuple((m.key(k), f"{m.label}@{k}") for m in Metric for k in K_VALUES)
 
@@ -66,15 +66,15 @@ def _row_html(position: int, row: Row, mark: bool | None) -> str:
 
 def render(rows: Sequence[Row], figures: Sequence[Figure], dataset: dict[str, str], notes: Sequence[str] = ()) -> str:
     """The page. ``rows`` in any order (shown best exec@1 first); ``dataset``: repo_id, revision, fingerprint."""
-    ordered = sorted(rows, key=lambda r: (-r.metrics.get(MAIN_SCORE, 0.0), r.model))
-    marks = differs_from_above(ordered)
+    ordered_rows = ordered(rows)
+    marks = differs_from_above(ordered_rows)
     header = ['<th data-sort="pos">#</th>', '<th data-sort="model">model</th>',
               '<th data-sort="mark" class="markhead">vs row above <span id="mark-metric">(exec@1)</span></th>']
     header += [f'<th data-sort="{key}" data-metric="{key}">{_e(label)}</th>' for key, label in METRICS]
     header += ['<th data-sort="similarity">similarity</th>', '<th data-sort="prompts">prompts</th>']
-    body = "\n".join(_row_html(i, row, mark) for i, (row, mark) in enumerate(zip(ordered, marks), 1))
+    body = "\n".join(_row_html(i, row, mark) for i, (row, mark) in enumerate(zip(ordered_rows, marks), 1))
     payload = {"alpha": ALPHA, "main": MAIN_SCORE, "metrics": [k for k, _ in METRICS],
-               "rows": [r.to_json() for r in ordered]}
+               "rows": [r.to_json() for r in ordered_rows]}
     data = json.dumps(payload, sort_keys=True, ensure_ascii=True).replace("</", "<\\/")
     figure_html = "\n".join(
         f'<figure><img src="{_e(f.file)}" alt="{_e(f.caption)}"><figcaption>{_e(f.caption)}</figcaption></figure>'
@@ -111,7 +111,7 @@ figure img {{ max-width: 100%; border: 1px solid #dde; }}
 <body>
 <h1>ExecRetrieval leaderboard</h1>
 <p class="meta">Dataset <code>{_e(dataset.get("repo_id", ""))}</code> at revision <code>{_e(dataset.get("revision", ""))}</code>,
-fingerprint <code>{_e(dataset.get("fingerprint", ""))}</code>. {len(ordered)} models; means over the queries{", 95 % bootstrap intervals below each score" if with_intervals else ""}.
+fingerprint <code>{_e(dataset.get("fingerprint", ""))}</code>. {len(ordered_rows)} models; means over the queries{", 95 % bootstrap intervals below each score" if with_intervals else ""}.
 <b>exec@k</b>: a snippet passing all of the query's tests is in the top k; <b>exec_prec@k</b>: the share of the top k that passes; <b>nDCG@k</b>: tie-neutral nDCG against the canonical.
 "vs row above": the paired test (exact McNemar, or sign-flip under ties) against the model shown above, Holm-adjusted over all pairs of one submission, on the sorted metric (exec@1 for other columns); p &lt; {ALPHA} means the two differ.
 Click a column to sort.</p>
