@@ -26,7 +26,7 @@ from pathlib import Path
 from ..dataset.io import BuiltDataset
 from ..errors import ExecRetrievalError
 from ..oracle.api import Oracle
-from ..oracle.outcomes import Suite, TestOutcome, code_sha256, tests_sha256
+from ..oracle.outcomes import Suite, TestOutcome, code_sha256, passes_all, tests_sha256
 from .static_proof import proves_unbound
 
 
@@ -42,7 +42,7 @@ class VerdictSource(enum.Enum):
 class PairVerdict:
     """Per-test outcomes of one snippet against one query's tests, and where they came from.
 
-    A ``STATIC_UNBOUND`` or ``NOT_JUDGED`` verdict has no outcomes and does not pass.
+    A ``STATIC_UNBOUND`` or ``NOT_JUDGED`` verdict has no outcomes and does not pass (``passes_all``).
     """
 
     outcomes: tuple[TestOutcome, ...]
@@ -51,7 +51,7 @@ class PairVerdict:
 
     @property
     def passed(self) -> bool:
-        return bool(self.outcomes) and all(o.passed for o in self.outcomes)
+        return passes_all(self.outcomes)
 
 
 Pair = tuple[str, str]  # (query_id, corpus_id)
@@ -79,7 +79,7 @@ def passing_from_cache(dataset: BuiltDataset) -> dict[str, frozenset[str]]:
         by_tests[tests_sha256(query.test_suite)].append(query.query_id)
     passing: dict[str, set[str]] = {q.query_id: set() for q in dataset.queries}
     for (code_hash, tests_hash), outcomes in dataset.execution_cache.items():
-        if outcomes and all(o.passed for o in outcomes) and code_hash in by_code and tests_hash in by_tests:
+        if passes_all(outcomes) and code_hash in by_code and tests_hash in by_tests:
             for qid in by_tests[tests_hash]:
                 passing[qid].update(by_code[code_hash])
     return {qid: frozenset(ids) for qid, ids in passing.items()}
