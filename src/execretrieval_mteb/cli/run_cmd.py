@@ -120,11 +120,12 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _reusable(folder: ResultsFolder, slug: str, spec: ModelSpec, fingerprint: str) -> bool:
-    """A finished evaluation of this model (revision, and prompts when known) on this very dataset is in the folder."""
+    """A finished evaluation of this model (revision, and prompts when known) on this very dataset is in the folder,
+    with the run record that lets ``rescore`` rebuild it (a folder from before run records is re-encoded)."""
     from ..results.report import read_report
 
     path = folder.evaluation(slug)
-    if not path.is_file() or not folder.predictions(slug).is_file():
+    if not path.is_file() or not folder.predictions(slug).is_file() or not folder.run_record(slug).is_file():
         return False
     try:
         report = read_report(path)
