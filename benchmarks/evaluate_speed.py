@@ -46,13 +46,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="post-encoding rounds, each with a cold cache")
     args = parser.parse_args()
 
-    from execretrieval_mteb.results.outputs import finish, write_evaluation
-    from execretrieval_mteb.results.predictions import evaluate_predictions
-    from execretrieval_mteb.results.results_folder import ResultsFolder
-    from execretrieval_mteb.results.encode import encode, identity_of
     from execretrieval_mteb.mteb_task.models import load, resolve
     from execretrieval_mteb.mteb_task.registration import ensure_registered
     from execretrieval_mteb.mteb_task.task import ExecRetrieval
+    from execretrieval_mteb.results.encode import encode, identity_of
+    from execretrieval_mteb.results.outputs import finish, write_evaluation
+    from execretrieval_mteb.results.predictions import evaluate_predictions
+    from execretrieval_mteb.results.results_folder import ResultsFolder
 
     ensure_registered()
     task = ExecRetrieval(data=args.data)

@@ -95,7 +95,7 @@ def rescore_folder(folder: ResultsFolder, data: str | Path | None, *, workers: i
         stage.embeddings_dir.symlink_to(folder.embeddings_dir.resolve(), target_is_directory=True)
         for slug, record in records:
             _mteb_evaluate(stage, task, slug, record, dataset, progress)
-            write_prediction_record(stage, slug, record.dataset_fingerprint, record.dataset_revision, record.model)
+            write_prediction_record(stage, slug, dataset.fingerprint, str(task.metadata.revision), record.model)
             evaluation = evaluate_predictions(stage.predictions(slug), dataset, record.model, workers=workers,
                                               progress=progress, oracle_cache=oracle_cache)
             write_evaluation(stage, evaluation, dataset)
