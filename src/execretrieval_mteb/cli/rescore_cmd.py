@@ -45,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
     folder = ResultsFolder(args.folder)
     rescored = rescore_folder(folder, args.data, workers=args.workers, progress=not args.quiet,
                               oracle_cache=None if args.check else folder.oracle_cache)
+    if rescored.other_data and not args.quiet:
+        print(f"({len(rescored.other_data)} model(s) in {folder.embeddings_dir} were run on other data; left out: "
+              f"{', '.join(rescored.other_data)})", file=sys.stderr)
     if args.check:
         found = differences(folder, rescored)
         for line in found:

@@ -50,10 +50,13 @@ class Rescored:
     """Every file the rescore produced, by path relative to the results folder."""
     finished: Finished
     models: tuple[str, ...]
+    other_data: tuple[str, ...] = ()
+    """Models the folder recorded on another dataset: left out."""
 
 
-def run_records(folder: ResultsFolder, dataset: BuiltDataset) -> list[tuple[str, RunRecord]]:
-    """(slug, record) of every model recorded in the folder's ``embeddings/`` on ``dataset``."""
+def run_records(folder: ResultsFolder, dataset: BuiltDataset) -> tuple[list[tuple[str, RunRecord]], list[str]]:
+    """(slug, record) of every model recorded in the folder's ``embeddings/`` on ``dataset``, and the
+    models recorded on other data (left out, as ``outputs.finish`` leaves their evaluations out)."""
     if not folder.embeddings_dir.is_dir():
         raise RescoreError(f"{folder.embeddings_dir}: no such folder; rescore needs the embeddings/ of an "
                            "`execretrieval run` (or of a release)")
@@ -61,11 +64,13 @@ def run_records(folder: ResultsFolder, dataset: BuiltDataset) -> list[tuple[str,
     if not records:
         raise RescoreError(f"{folder.embeddings_dir}: no run records (<org__model>.json); rerun the models with "
                            "`execretrieval run` (folders written before run records cannot be rescored)")
+    other = [record.model.name for _, record in records if record.dataset_fingerprint != dataset.fingerprint]
+    records = [(slug, record) for slug, record in records if record.dataset_fingerprint == dataset.fingerprint]
+    if not records:
+        raise RescoreError(f"{folder.embeddings_dir}: every model was run on another dataset (e.g. fingerprint "
+                           f"{read_run_record(folder.run_records()[0]).dataset_fingerprint[:12]}, this one "
+                           f"{dataset.fingerprint[:12]}); use the --data they were computed on")
     for slug, record in records:
-        if record.dataset_fingerprint != dataset.fingerprint:
-            raise RescoreError(f"{folder.run_record(slug)}: computed on another dataset (fingerprint "
-                               f"{record.dataset_fingerprint[:12]}, this one {dataset.fingerprint[:12]}); "
-                               "use the --data it was computed on")
         if slug != model_slug(record.model.name):
             raise RescoreError(f"{folder.run_record(slug)}: records {record.model.name}, not {slug}; rerun the model")
     recorded = {record.model.name for _, record in records}
@@ -74,7 +79,7 @@ def run_records(folder: ResultsFolder, dataset: BuiltDataset) -> list[tuple[str,
     if unrecorded:
         raise RescoreError(f"{folder.root}: no run record for {', '.join(unrecorded)} (evaluated from predictions "
                            "only); rescore needs `execretrieval run` outputs, or remove those evaluation files")
-    return records
+    return records, other
 
 
 def rescore_folder(folder: ResultsFolder, data: str | Path | None, *, workers: int | None = None,
@@ -88,7 +93,7 @@ def rescore_folder(folder: ResultsFolder, data: str | Path | None, *, workers: i
     task.load_data()
     dataset = task.built
     assert dataset is not None
-    records = run_records(folder, dataset)
+    records, other = run_records(folder, dataset)
     with tempfile.TemporaryDirectory(prefix="execretrieval-rescore-") as tmp:
         stage = ResultsFolder(Path(tmp) / "results")
         stage.root.mkdir()
@@ -105,7 +110,7 @@ def rescore_folder(folder: ResultsFolder, data: str | Path | None, *, workers: i
             for path in sorted(stage.root.rglob("*"))
             if path.is_file() and path.relative_to(stage.root).parts[0] != stage.embeddings_dir.name
         }
-    return Rescored(files, finished, tuple(record.model.name for _, record in records))
+    return Rescored(files, finished, tuple(record.model.name for _, record in records), tuple(other))
 
 
 def _mteb_evaluate(stage: ResultsFolder, task: Any, slug: str, record: RunRecord, dataset: BuiltDataset,
