@@ -4,10 +4,10 @@ On a GPU the encoding of ExecRetrieval takes seconds, so what comes after it mus
 measures, in one run:
 
 (a) encoding: mteb encodes the model on the dataset and saves predictions and frozen embeddings
-    (``mteb_task.encode.encode``, exactly what ``execretrieval run`` does first);
+    (``results.encode.encode``, exactly what ``execretrieval run`` does first);
 (b) post-encoding, with a cold local cache: verdicts of every top-10 pair (dataset cache, static
     proof, oracle), metrics, the evaluation file, then the leaderboard with intervals and paired
-    tests and every analysis (``evaluation.outputs.finish``), with and without figures.
+    tests and every analysis (``results.outputs.finish``), with and without figures.
 
 Prints both times, the split of (b), and (b) against the target of 10 s on 2 cores. Times are wall
 clock (the machine's load is printed beside them); CPU time is printed too, since a busy machine
@@ -46,13 +46,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="post-encoding rounds, each with a cold cache")
     args = parser.parse_args()
 
-    from execretrieval_mteb.evaluation.outputs import finish, write_evaluation
-    from execretrieval_mteb.evaluation.pipeline import evaluate_predictions
-    from execretrieval_mteb.evaluation.results_folder import ResultsFolder
-    from execretrieval_mteb.mteb_task.encode import encode, identity_of
     from execretrieval_mteb.mteb_task.models import load, resolve
     from execretrieval_mteb.mteb_task.registration import ensure_registered
     from execretrieval_mteb.mteb_task.task import load_task
+    from execretrieval_mteb.results.encode import encode, identity_of
+    from execretrieval_mteb.results.outputs import finish, write_evaluation
+    from execretrieval_mteb.results.predictions import evaluate_predictions
+    from execretrieval_mteb.results.results_folder import ResultsFolder
 
     ensure_registered()
     task = load_task(args.data)

@@ -16,10 +16,15 @@ Organised by pipeline stage:
 - ``construction``: authored task files -> AST mutants -> five validation gates -> corpus.
 - ``oracle``: sandboxed execution of (code, tests) suites with per-test outcomes and a cache.
 - ``dataset``: the on-disk schema of a built dataset (original-study and MTEB/HF layouts).
+- ``evaluation``: execution-aware metrics over MTEB's per-query rankings.
+- ``analysis``: intervals, paired tests, the study's analyses and figures.
 - ``mteb_task``: the ``ExecRetrieval`` MTEB task (``exec_retrieval.py``, mteb's form), its data
   binding, registration hook and the generated mteb contribution.
-- ``evaluation``: execution-aware metrics over MTEB's per-query rankings.
+- ``results``: the results folder, rescoring, the leaderboard row (the one home of results).
+- ``leaderboard``, ``hub``: submission and release.
 - ``cli``: the ``execretrieval`` command.
+
+Layers only import downwards, in this order (``tests/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from scipy.stats import binomtest
 from execretrieval_mteb.analysis.bootstrap import percentile_interval, resample_counts
 from execretrieval_mteb.analysis.config import StatsConfig
 from execretrieval_mteb.analysis.holm import holm_adjust
-from execretrieval_mteb.analysis.leaderboard_rows import leaderboard_rows
 from execretrieval_mteb.analysis.pairwise import PairedTest
 from execretrieval_mteb.analysis.statistics import compute_statistics
 from execretrieval_mteb.evaluation.metric_names import MAIN_SCORE, Metric
@@ -77,17 +76,19 @@ def test_paired_interval_is_the_percentile_interval_of_the_differences() -> None
     assert interval.format() == f"{interval.mean:.3f} [{interval.low:.3f}, {interval.high:.3f}]"
 
 
-def test_leaderboard_rows_flag_a_significant_difference_from_the_row_above() -> None:
+def test_each_model_is_tested_against_the_one_above_it() -> None:
     n = 300
     strong = [1.0] * 200 + [0.0] * 100
     close = [1.0] * 195 + [0.0] * 105
     weak = [1.0] * 60 + [0.0] * 240
-    rows = leaderboard_rows([_report("weak", weak[:n]), _report("strong", strong), _report("close", close)], CONFIG)
-    assert [r.model for r in rows] == ["strong", "close", "weak"]
-    assert rows[0].vs_above is None and rows[0].differs_from_above is None
-    assert rows[1].differs_from_above is False
-    assert rows[2].differs_from_above is True
-    assert rows[2].vs_above is not None and rows[2].vs_above.p_holm < 0.05
+    stats = compute_statistics([_report("weak", weak[:n]), _report("strong", strong), _report("close", close)], CONFIG)
+    assert stats.scores.models == ("strong", "close", "weak")
+    assert stats.vs_above("strong") is None
+    close_above, weak_above = stats.vs_above("close"), stats.vs_above("weak")
+    assert close_above is not None and (close_above.a, close_above.b) == ("strong", "close")
+    assert not close_above.significant(CONFIG.alpha)
+    assert weak_above is not None and (weak_above.a, weak_above.b) == ("close", "weak")
+    assert weak_above.significant(CONFIG.alpha) and weak_above.p_holm < 0.05
 
 
 def test_reports_on_different_queries_are_refused() -> None:

@@ -80,9 +80,10 @@ def test_report_sections_and_leaderboard_rows(written: Written) -> None:
                     "## Edit size vs deception", "## Length bias", "## Stacked mutations", "## Family accuracy",
                     "## Per domain", "## Query difficulty"):
         assert heading in text
-    rows = result.leaderboard_rows()
-    assert rows[0].intervals[MAIN_SCORE].format() in text
-    assert rows[1].vs_above is not None and rows[1].differs_from_above == (rows[1].vs_above.p_holm < 0.05)
+    first, second = result.models[:2]
+    assert result.intervals[first][MAIN_SCORE].format() in text
+    above = result.statistics.vs_above(second)
+    assert above is not None and f"| {second} |" in text and ("| yes |" if above.p_holm < 0.05 else "| no |") in text
     assert "figures/exec_at_1.png" in text and str(out) not in text
 
 

@@ -14,7 +14,7 @@ from hub_helpers import OFFICIAL_SHA
 
 from execretrieval_mteb.cli.main import main
 from execretrieval_mteb.leaderboard.mteb_results import SubmitError
-from execretrieval_mteb.leaderboard.rows import read_row
+from execretrieval_mteb.results.rows import read_row
 from execretrieval_mteb.leaderboard.submit import submit
 from execretrieval_mteb.mteb_task.embedded import HUB_REVISION as MINILM_REVISION
 

@@ -11,7 +11,7 @@ import mteb
 
 from execretrieval_mteb import load_task
 from execretrieval_mteb.evaluation.metric_names import K_VALUES, Metric
-from execretrieval_mteb.evaluation.pipeline import evaluate_predictions
+from execretrieval_mteb.results.predictions import evaluate_predictions
 from execretrieval_mteb.mteb_task.bm25 import CodeBM25Search
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import BIN, execretrieval, offline_env
-from execretrieval_mteb.evaluation.reference import current_table, read_reference, render_table
+from execretrieval_mteb.results.reference import current_table, read_reference, render_table
 from execretrieval_mteb.mteb_task.embedded import HUB_REVISION, package_dir
 
 REPO = Path(__file__).resolve().parents[2]

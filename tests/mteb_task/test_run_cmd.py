@@ -93,27 +93,65 @@ def test_unknown_model_fails_before_anything_is_encoded(
     assert not (tmp_path / "evaluation").exists()
 
 
-def test_rescore_rebuilds_the_run_byte_for_byte(run_output: Path, tiny_dataset: Path, tmp_path: Path) -> None:
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file a run writes (the oracle's cache is a cache, not a result)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "oracle-cache.sqlite"}
+
+
+def test_rescore_from_embeddings_alone_rebuilds_every_file_byte_for_byte(run_output: Path, tiny_dataset: Path,
+                                                                         tmp_path: Path) -> None:
+    """A third party with only the release's embeddings/ gets every file the run wrote, mteb's included."""
+    downloaded = tmp_path / "downloaded"
+    shutil.copytree(run_output / "embeddings", downloaded / "embeddings")
+    for record in (downloaded / "embeddings").glob("*.json"):  # mteb's scores are recomputed, not copied: blank them
+        blob = json.loads(record.read_text())
+        result = json.loads(blob["mteb"]["result"])
+        result["scores"] = {}
+        blob["mteb"]["result"] = json.dumps(result, indent=2)
+        record.write_text(json.dumps(blob))
+    assert sorted(p.name for p in (downloaded / "embeddings").iterdir()) == [
+        "execretrieval-mteb__bm25-code.json", "sentence-transformers__all-MiniLM-L6-v2.json",
+        "sentence-transformers__all-MiniLM-L6-v2.npz"]
+    assert main(["rescore", str(downloaded), "--data", str(tiny_dataset), "--quiet"]) == 0
+    ran, rescored = _files(run_output), _files(downloaded)
+    produced = set(ran) - {p for p in ran if p.startswith("embeddings/")}
+    assert set(rescored) - {p for p in rescored if p.startswith("embeddings/")} == produced
+    for kind in ("mteb/results/", "predictions/", "evaluation/", "analysis/figures/", "leaderboard.md"):
+        assert any(name.startswith(kind) for name in produced), kind
+    for name in sorted(produced):
+        assert rescored[name] == ran[name], name
+
+
+def test_rescore_check_reports_each_changed_file_and_writes_nothing(
+        run_output: Path, tiny_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     copy = shutil.copytree(run_output, tmp_path / "copy")
-    for path in (copy / "evaluation").glob("*.json"):
-        path.unlink()
-    (copy / "leaderboard.md").unlink()
-    shutil.copytree(run_output / "evaluation", copy / "evaluation", dirs_exist_ok=True)  # rescore reads which models
-    for path in (copy / "evaluation").glob("*.json"):  # ... but must not reuse their numbers: blank them
-        blob = json.loads(path.read_text())
-        blob["metrics"] = {}
-        for row in blob["per_query"]:
-            row["metrics"] = {}
-            row["top_results"] = []
-        path.write_text(json.dumps(blob))
-    shutil.rmtree(copy / "analysis")
-    assert main(["rescore", str(copy), "--data", str(tiny_dataset), "--quiet"]) == 0
-    compared = ["leaderboard.md", "leaderboard.json"]
-    compared += [p.relative_to(run_output).as_posix() for p in (run_output / "evaluation").glob("*.json")]
-    compared += [p.relative_to(run_output).as_posix() for p in (run_output / "analysis").rglob("*") if p.is_file()]
-    assert any(name.endswith("report.md") for name in compared) and any(name.endswith(".svg") for name in compared)
-    for name in compared:
-        assert (copy / name).read_bytes() == (run_output / name).read_bytes(), name
+    assert main(["rescore", str(copy), "--data", str(tiny_dataset), "--check", "--quiet"]) == 0
+    capsys.readouterr()
+    predictions = copy / "predictions" / "sentence-transformers__all-MiniLM-L6-v2" / "ExecRetrieval_predictions.json"
+    blob = json.loads(predictions.read_text())
+    first = sorted(blob["default"]["test"])[0]
+    top = max(blob["default"]["test"][first], key=blob["default"]["test"][first].get)
+    blob["default"]["test"][first][top] -= 0.5
+    predictions.write_text(json.dumps(blob))
+    meta = next((copy / "mteb").rglob("model_meta.json"))
+    meta.unlink()
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()}
+    assert main(["rescore", str(copy), "--data", str(tiny_dataset), "--check", "--quiet"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert sorted(out) == sorted([f"{predictions.relative_to(copy).as_posix()}: differs",
+                                  f"{meta.relative_to(copy).as_posix()}: missing"])
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in copy.rglob("*") if p.is_file()} == before
+
+
+def test_rescore_needs_run_records(run_output: Path, tiny_dataset: Path, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    bare = tmp_path / "bare"
+    (bare / "embeddings").mkdir(parents=True)
+    assert main(["rescore", str(bare), "--data", str(tiny_dataset), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no run records" in err[0]
+    assert [p.name for p in bare.rglob("*")] == ["embeddings"]
 
 
 def test_a_rerun_reuses_finished_models(run_output: Path, tiny_dataset: Path, capsys: pytest.CaptureFixture[str]) -> None:

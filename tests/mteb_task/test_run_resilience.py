@@ -52,7 +52,7 @@ def test_a_corrupt_model_between_two_good_ones_fails_alone_and_a_rerun_reuses_bo
     assert {p.name: p.stat().st_mtime_ns for p in (out / "evaluation").glob("*.json")} == before
 
     from execretrieval_mteb.cli.run_cmd import _reusable
-    from execretrieval_mteb.evaluation.results_folder import ResultsFolder
+    from execretrieval_mteb.results.results_folder import ResultsFolder
     from execretrieval_mteb.mteb_task.models import resolve
 
     spec = resolve("all-MiniLM-L6-v2")

@@ -4,6 +4,7 @@ and reach the stacked-deception analysis, for a dense model and for BM25."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,8 @@ def test_stacked_mutants_are_scored_on_request(tmp_path: Path) -> None:
     for report in (out / "evaluation").glob("*.json"):  # never retrieved: they are not in the corpus
         listed = {r["corpus_id"] for q in json.loads(report.read_text())["per_query"] for r in q["top_results"]}
         assert not listed & ids
+    # rescoring from embeddings/ alone (the stacked matrices included) reaches the same analysis
+    downloaded = tmp_path / "downloaded"
+    shutil.copytree(out / "embeddings", downloaded / "embeddings")
+    assert main(["rescore", str(downloaded), "--data", str(data), "--quiet"]) == 0
+    assert (downloaded / "analysis" / "analyses.json").read_bytes() == (out / "analysis" / "analyses.json").read_bytes()

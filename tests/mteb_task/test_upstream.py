@@ -20,7 +20,7 @@ from fake_hub import FakeHub  # noqa: E402
 from hub_helpers import EXECRETRIEVAL, TOKEN, cli, hub_env, run, unpinned  # noqa: E402
 
 from execretrieval_mteb.hub.stage import stage  # noqa: E402
-from execretrieval_mteb.mteb_task.contribution import PATCH, STATS_PATH, TASK_PATH  # noqa: E402
+from execretrieval_mteb.hub.contribution import PATCH, STATS_PATH, TASK_PATH  # noqa: E402
 
 REPO = "bench/exec-retrieval"
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -174,7 +174,7 @@ def test_the_task_module_pins_the_packages_release_and_imports_only_mteb(tmp_pat
 
     from execretrieval_mteb.dataset.release import RELEASE_FILE, UNRELEASED, Release, read_release
     from execretrieval_mteb.mteb_task import about
-    from execretrieval_mteb.mteb_task.contribution import render_task_module
+    from execretrieval_mteb.hub.contribution import render_task_module
     from execretrieval_mteb.mteb_task.exec_retrieval import ExecRetrieval
 
     release = read_release(RELEASE_FILE)
@@ -194,7 +194,7 @@ def test_the_task_module_pins_the_packages_release_and_imports_only_mteb(tmp_pat
 def test_contrib_refuses_without_a_pinned_release_and_on_other_data(tiny_dataset: Path, tmp_path: Path,
                                                                    monkeypatch) -> None:
     from execretrieval_mteb.dataset.release import Release
-    from execretrieval_mteb.mteb_task.contribution import ContributionError, write_contribution
+    from execretrieval_mteb.hub.contribution import ContributionError, write_contribution
 
     with pytest.raises(ContributionError, match=r"no release of org/name is pinned .*--pin"):
         write_contribution(tmp_path / "out", release=Release("org/name", None, None))

@@ -61,7 +61,7 @@ def test_a_pair_the_oracle_cannot_judge_fails_is_reported_and_never_cached(tiny_
     from execretrieval_mteb.evaluation.model_report import ModelIdentity
     from execretrieval_mteb.evaluation.pipeline import evaluate_rankings
     from execretrieval_mteb.evaluation.ranking import Ranking
-    from execretrieval_mteb.evaluation.report import not_judged, report_json
+    from execretrieval_mteb.results.report import not_judged, report_json
     from execretrieval_mteb.oracle.cache import ExecutionCache
 
     built = load_dataset(tiny_dataset)

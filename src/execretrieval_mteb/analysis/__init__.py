@@ -9,7 +9,7 @@ Statistics
 - ``intervals``: 95 % percentile bootstrap interval per model and metric.
 - ``mcnemar``, ``sign_flip``, ``holm``: the paired tests and the multiple-testing adjustment.
 - ``pairwise``: every pair of models on every metric (``PairedTest`` says which test was used).
-- ``statistics``, ``leaderboard_rows``: both at once; rows with "differs from the row above".
+- ``statistics``: both at once, and each model's test against the model above it.
 
 Analyses (``result.Analysis``)
 - ``family``, ``family_scores``: the (query x family member) grid and each model's scores on it.
@@ -27,13 +27,12 @@ from .compute import analyse
 from .config import StatsConfig
 from .geometric_chance import FamilyEmbeddings, Similarity
 from .intervals import Interval
-from .leaderboard_rows import IntervalRow, leaderboard_rows
 from .pairwise import PairedTest, PairResult
 from .result import Analysis, AnalysisResult
 from .stacked import StackedScores
 from .write import write_analysis
 
 __all__ = [
-    "Analysis", "AnalysisResult", "FamilyEmbeddings", "Interval", "IntervalRow", "PairResult", "PairedTest",
-    "Similarity", "StackedScores", "StatsConfig", "analyse", "leaderboard_rows", "write_analysis",
+    "Analysis", "AnalysisResult", "FamilyEmbeddings", "Interval", "PairResult", "PairedTest",
+    "Similarity", "StackedScores", "StatsConfig", "analyse", "write_analysis",
 ]

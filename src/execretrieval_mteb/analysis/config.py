@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..evaluation.standing import ALPHA
+
 
 @dataclass(frozen=True)
 class StatsConfig:
@@ -22,7 +24,7 @@ class StatsConfig:
     directions: int = 10_000
     """Random query directions of the geometric chance level."""
     confidence: float = 0.95
-    alpha: float = 0.05
+    alpha: float = ALPHA
     """Significance level of the leaderboard's "differs from the row above" flag (Holm-adjusted)."""
     seed: int = 20_260_901
 

@@ -28,9 +28,11 @@ class Interval:
     mean: float
     low: float
     high: float
-    n: int
-    replicates: int
-    seed: int
+    n: int | None = None
+    replicates: int | None = None
+    seed: int | None = None
+    """Queries, bootstrap replicates and seed it was computed with (None where only the bounds were kept,
+    as in a leaderboard row file)."""
 
     def format(self, digits: int = 3) -> str:
         """e.g. ``0.093 [0.076, 0.111]``."""
@@ -39,6 +41,15 @@ class Interval:
     def to_json(self) -> dict[str, Any]:
         return {"mean": self.mean, "ci95_low": self.low, "ci95_high": self.high, "n": self.n,
                 "bootstrap_samples": self.replicates, "seed": self.seed}
+
+    @staticmethod
+    def from_json(blob: Mapping[str, Any]) -> Interval:
+        """The inverse of ``to_json`` (a ``confidence_intervals.json`` entry)."""
+        def optional(key: str) -> int | None:
+            return None if blob.get(key) is None else int(blob[key])
+
+        return Interval(float(blob["mean"]), float(blob["ci95_low"]), float(blob["ci95_high"]),
+                        optional("n"), optional("bootstrap_samples"), optional("seed"))
 
 
 def model_intervals(scores: ScoreMatrix, replicates: np.ndarray, config: StatsConfig) -> dict[str, dict[str, Interval]]:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..evaluation.standing import ALPHA
 from .bootstrap import percentile_interval
 from .config import StatsConfig
 from .holm import holm_adjust
@@ -63,7 +64,7 @@ class PairResult:
     def label(self) -> str:
         return f"{self.a} vs {self.b}"
 
-    def significant(self, alpha: float = 0.05) -> bool:
+    def significant(self, alpha: float = ALPHA) -> bool:
         return self.p_holm < alpha
 
     def to_json(self) -> dict[str, Any]:

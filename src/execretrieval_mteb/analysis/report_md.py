@@ -69,12 +69,13 @@ def _figure(name: str, caption: str) -> str:
 def _leaderboard(result: AnalysisResult) -> str:
     keys = [Metric.EXEC.key(k) for k in K_VALUES]
     rows = []
-    for row in result.leaderboard_rows():
-        cells = [row.model] + [row.intervals[k].format() if k in row.intervals else "n/a" for k in keys]
-        if row.vs_above is None:
+    for model in result.models:
+        intervals, above = result.intervals[model], result.statistics.vs_above(model)
+        cells = [model] + [intervals[k].format() if k in intervals else "n/a" for k in keys]
+        if above is None:
             cells += ["", ""]
         else:
-            cells += ["yes" if row.differs_from_above else "no", _p(row.vs_above.p_holm)]
+            cells += ["yes" if above.significant(result.statistics.config.alpha) else "no", _p(above.p_holm)]
         rows.append(cells)
     header = ["model"] + [f"exec@{k}" for k in K_VALUES] + ["≠ above", "p_holm vs above"]
     return "## Leaderboard with 95 % intervals\n\n" + _table(header, rows) + "\n" + \

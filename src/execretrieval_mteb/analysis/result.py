@@ -25,7 +25,6 @@ from .family_accuracy import FamilyAccuracy
 from .family_scores import ScoreSource
 from .geometric_chance import GeometricChance
 from .intervals import Interval
-from .leaderboard_rows import IntervalRow, interval_rows
 from .length_bias import LengthBias
 from .miss_attribution import MissAttribution
 from .not_computed import NotComputed
@@ -86,9 +85,6 @@ class AnalysisResult:
     @property
     def pairs(self) -> tuple[PairResult, ...]:
         return self.statistics.pairs
-
-    def leaderboard_rows(self, alpha: float | None = None) -> list[IntervalRow]:
-        return interval_rows(self.statistics, alpha)
 
     def analyses_json(self) -> dict[str, Any]:
         def per_model(values: Mapping[str, Any]) -> dict[str, Any]:

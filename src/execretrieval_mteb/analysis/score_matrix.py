@@ -14,20 +14,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evaluation.leaderboard import LeaderboardRow, sort_rows
 from ..evaluation.metric_names import K_VALUES, Metric
 from ..evaluation.model_report import ModelReport
+from ..evaluation.standing import in_standing_order
 
 
 def leaderboard_order(reports: Sequence[ModelReport]) -> list[ModelReport]:
-    """Reports sorted as the leaderboard sorts its rows (best exec@1 first, then exec@3, ...)."""
+    """Reports in leaderboard order (``evaluation.standing``: best exec@1 first, then exec@3, ...)."""
     names = [r.model.name for r in reports]
     if len(set(names)) != len(names):
         duplicated = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"two reports for the same model name: {duplicated}; analyses key everything by model name")
-    by_name = {r.model.name: r for r in reports}
-    rows = [LeaderboardRow(r.model.name, r.model.revision, len(r.query_ids), r.means()) for r in reports]
-    return [by_name[row.model] for row in sort_rows(rows)]
+    return in_standing_order(reports, lambda r: r.model.name, lambda r: r.means())
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..evaluation.metric_names import MAIN_SCORE
 from ..evaluation.model_report import ModelReport
 from .bootstrap import replicate_means, resample_counts
 from .config import StatsConfig
@@ -25,6 +26,11 @@ class Statistics:
     """model -> metric key -> interval."""
     pairs: tuple[PairResult, ...]
     config: StatsConfig
+
+    def vs_above(self, model: str, metric: str = MAIN_SCORE) -> PairResult | None:
+        """The test of ``model`` against the model just above it in leaderboard order (None for the first)."""
+        position = self.scores.models.index(model)
+        return self.pair(self.scores.models[position - 1], model, metric) if position else None
 
     def pair(self, a: str, b: str, metric: str) -> PairResult | None:
         """The result for models a and b (either order; ``a`` of the result is the higher-ranked one)."""

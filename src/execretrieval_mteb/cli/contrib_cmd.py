@@ -1,5 +1,5 @@
 """``execretrieval contrib -o OUT [--results RESULTS_DIR]``: the files of the mteb pull request that adds
-the task, and of the results-repository pull request (``mteb_task.contribution``)."""
+the task, and of the results-repository pull request (``hub.contribution``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..mteb_task.contribution import PATCH, write_contribution
+    from ..hub.contribution import PATCH, write_contribution
 
     done = write_contribution(args.output, args.data, args.results, set(args.models) if args.models else None)
     if not args.quiet:

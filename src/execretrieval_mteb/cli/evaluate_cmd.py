@@ -29,9 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation.outputs import write_evaluation
-    from ..evaluation.pipeline import evaluate_prediction_files
-    from ..evaluation.results_folder import PREDICTIONS_FILE, ResultsFolder
+    from ..results.outputs import write_evaluation
+    from ..results.predictions import evaluate_prediction_files
+    from ..results.results_folder import PREDICTIONS_FILE, ResultsFolder
     from ..mteb_task.data_source import load_built_source
 
     check_writable(args.output, "-o")

@@ -11,8 +11,8 @@ from .options import add_quiet
 
 if TYPE_CHECKING:
     from ..dataset.io import BuiltDataset
-    from ..evaluation.outputs import Finished
-    from ..evaluation.results_folder import ResultsFolder
+    from ..results.outputs import Finished
+    from ..results.results_folder import ResultsFolder
 
 
 def add_finish_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,8 +21,8 @@ def add_finish_arguments(parser: argparse.ArgumentParser) -> None:
 
 def print_finished(folder: ResultsFolder, dataset: BuiltDataset, args: argparse.Namespace) -> Finished:
     """Write the leaderboard and analyses over the folder's models on this dataset; print the table."""
-    from ..evaluation.leaderboard import format_table
-    from ..evaluation.outputs import finish
+    from ..results.leaderboard import format_table
+    from ..results.outputs import finish
 
     finished = finish(folder, dataset)
     if not finished.rows:

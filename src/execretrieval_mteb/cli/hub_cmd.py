@@ -148,7 +148,7 @@ def _results(args: argparse.Namespace) -> int:
 def _pin_task_module(release: Release, path: Path) -> None:
     """The package's own release pinned: its task module (the class mteb runs) names the same commit."""
     from ..dataset.release import RELEASE_FILE
-    from ..mteb_task.contribution import pin_task_module
+    from ..hub.contribution import pin_task_module
 
     if Path(path).resolve() == RELEASE_FILE.resolve():
         print(f"pinned {release.repo_id}@{release.revision} in {pin_task_module(release)}")

@@ -39,7 +39,7 @@ SUBCOMMANDS: dict[str, str] = {
 SUMMARIES: dict[str, str] = {
     "run": "evaluate models end to end (default: the embedded MiniLM and BM25, offline) and print the leaderboard",
     "evaluate": "score predictions saved by `mteb run --prediction-folder` by execution",
-    "rescore": "rebuild a results folder's rankings and metrics from its frozen embeddings",
+    "rescore": "rebuild everything `run` wrote from a folder's embeddings/ alone (--check: compare, write nothing)",
     "report": "rewrite a results folder's leaderboard and analyses (and the reference results)",
     "build": "build the dataset from the authored task files",
     "validate": "re-run the gates, sweeps and checksums on a built dataset",

@@ -1,7 +1,7 @@
 """``execretrieval report DIR``: rewrite a results folder's leaderboard, statistics, analyses and figures.
 
 With ``--reference FILE`` it also writes the folder's means as the reference results
-(``evaluation.reference``), and with ``--readme README.md`` regenerates the README's table from
+(``results.reference``), and with ``--readme README.md`` regenerates the README's table from
 them: ``execretrieval report ref --reference docs/reference_results.json --readme README.md``
 after ``execretrieval run -o ref``.
 """
@@ -31,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation.reference import update_readme, write_reference
-    from ..evaluation.results_folder import ResultsFolder
+    from ..results.reference import update_readme, write_reference
+    from ..results.results_folder import ResultsFolder
     from ..mteb_task.data_source import load_built_source
 
     if args.readme is not None and args.reference is None:

@@ -12,7 +12,7 @@ prompts, when the registry gives them before loading), is reused unless ``--over
 or a run interrupted with Ctrl-C and started again, only encodes what is missing. The first use
 of the embedded model also lays it out in the Hugging Face cache (``execretrieval models
 install-embedded``), so mteb's own routes find it offline afterwards. Layout:
-``evaluation.results_folder``.
+``results.results_folder``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .finish import add_finish_arguments, print_finished
 from .options import add_data, add_output, add_workers, check_writable, positive_int
 
 if TYPE_CHECKING:
-    from ..evaluation.results_folder import ResultsFolder
+    from ..results.results_folder import ResultsFolder
     from ..mteb_task.models import ModelSpec
 
 HELP = "Encode models with mteb, check their top 10 by execution, and print the leaderboard (default: MiniLM and BM25, offline)."
@@ -57,12 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from ..evaluation.outputs import write_evaluation
-    from ..evaluation.pipeline import evaluate_predictions
-    from ..evaluation.results_folder import ResultsFolder, model_slug
+    from ..results.outputs import write_evaluation
+    from ..results.predictions import evaluate_predictions
+    from ..results.results_folder import ResultsFolder, model_slug
     from ..mteb_task.default_model import SHORT_NAME
     from ..mteb_task.embedded import ensure_installed
-    from ..mteb_task.encode import encode, identity_of
+    from ..results.encode import encode, identity_of
     from ..mteb_task.models import BM25_NAME, ModelKind, load, resolve
     from ..mteb_task.registration import ensure_registered
     from ..mteb_task.task import load_task
@@ -118,11 +118,12 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _reusable(folder: ResultsFolder, slug: str, spec: ModelSpec, fingerprint: str) -> bool:
-    """A finished evaluation of this model (revision, and prompts when known) on this very dataset is in the folder."""
-    from ..evaluation.report import read_report
+    """A finished evaluation of this model (revision, and prompts when known) on this very dataset is in the folder,
+    with the run record that lets ``rescore`` rebuild it (a folder from before run records is re-encoded)."""
+    from ..results.report import read_report
 
     path = folder.evaluation(slug)
-    if not path.is_file() or not folder.predictions(slug).is_file():
+    if not path.is_file() or not folder.predictions(slug).is_file() or not folder.run_record(slug).is_file():
         return False
     try:
         report = read_report(path)

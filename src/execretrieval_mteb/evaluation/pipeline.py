@@ -1,15 +1,15 @@
 """The evaluation pipeline: rankings -> verdicts of the top k -> per-query scores -> ``ModelReport``.
 
-Every route into the evaluator goes through ``evaluate_rankings``: ``execretrieval run`` (rankings
-from the predictions mteb just saved), ``execretrieval evaluate`` (predictions saved by ``mteb
-run`` anywhere), and ``execretrieval rescore`` (rankings rebuilt from frozen embeddings). The
+Every route into the evaluator goes through ``evaluate_rankings``: ``execretrieval run``,
+``execretrieval evaluate`` and ``execretrieval rescore`` all score the predictions mteb saved
+(``results.predictions`` reads them back as rankings). The
 depth checked by execution is the deepest k scored (``metric_names.DEPTH``), widened to whole
 tie groups, so the metrics never read a verdict that was not established.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +17,6 @@ from ..dataset.io import BuiltDataset
 from ..dataset.release import dataset_revision
 from .metric_names import DEPTH, K_VALUES
 from .model_report import ModelIdentity, ModelReport
-from .predictions import Predictions, PredictionsError, check_join, read_predictions
 from .ranking import Ranking
 from .scoring import score_rankings
 from .verdicts import CheckedPairs, check_pairs, passing_from_verdicts
@@ -60,33 +59,6 @@ def evaluate_rankings(
         passing=passing,
     )
     return Evaluation(report, checked)
-
-
-def evaluate_predictions(
-    path: Path, dataset: BuiltDataset, model: ModelIdentity | None = None, **options: object
-) -> Evaluation:
-    """Score an ``ExecRetrieval_predictions.json`` (refused unless it joins ``dataset`` exactly)."""
-    predictions = read_predictions(path)
-    check_join(path, predictions, dataset)
-    return evaluate_rankings(dataset, model or predictions.model, predictions.rankings, **options)  # type: ignore[arg-type]
-
-
-def evaluate_prediction_files(paths: Sequence[Path], dataset: BuiltDataset, **options: object) -> list[Evaluation]:
-    """Score several predictions files: every one is read and joined to ``dataset`` before any is
-    scored, so a bad file is refused before the oracle runs or anything is written."""
-    loaded: list[tuple[Path, Predictions]] = []
-    for path in paths:
-        predictions = read_predictions(path)
-        check_join(path, predictions, dataset)
-        twin = next((p for p, other in loaded if other.model.name == predictions.model.name), None)
-        if twin is not None:
-            raise PredictionsError(f"{path}: predictions of {predictions.model.name}, like {twin} (one evaluation "
-                                   "file per model); pass one of them")
-        loaded.append((path, predictions))
-    return [
-        evaluate_rankings(dataset, p.model, p.rankings, **options)  # type: ignore[arg-type]
-        for _, p in loaded
-    ]
 
 
 def _cut(ranking: Ranking, depth: int) -> Ranking:

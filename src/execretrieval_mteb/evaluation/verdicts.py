@@ -27,7 +27,7 @@ from ..dataset.io import BuiltDataset
 from ..dataset.passing import passing_sets
 from ..errors import ExecRetrievalError
 from ..oracle.api import Oracle
-from ..oracle.outcomes import Suite, TestOutcome, code_sha256, tests_sha256
+from ..oracle.outcomes import Suite, TestOutcome, code_sha256, passes_all, tests_sha256
 from .static_proof import proves_unbound
 
 
@@ -43,7 +43,7 @@ class VerdictSource(enum.Enum):
 class PairVerdict:
     """Per-test outcomes of one snippet against one query's tests, and where they came from.
 
-    A ``STATIC_UNBOUND`` or ``NOT_JUDGED`` verdict has no outcomes and does not pass.
+    A ``STATIC_UNBOUND`` or ``NOT_JUDGED`` verdict has no outcomes and does not pass (``passes_all``).
     """
 
     outcomes: tuple[TestOutcome, ...]
@@ -52,7 +52,7 @@ class PairVerdict:
 
     @property
     def passed(self) -> bool:
-        return bool(self.outcomes) and all(o.passed for o in self.outcomes)
+        return passes_all(self.outcomes)
 
 
 Pair = tuple[str, str]  # (query_id, corpus_id)
@@ -75,7 +75,7 @@ def passing_from_cache(dataset: BuiltDataset) -> dict[str, frozenset[str]]:
     return passing_sets(
         ((c.corpus_id, c.code) for c in dataset.corpus),
         ((q.query_id, q.test_suite) for q in dataset.queries),
-        ((code, tests, bool(out) and all(o.passed for o in out)) for (code, tests), out in dataset.execution_cache.items()),
+        ((code, tests, passes_all(out)) for (code, tests), out in dataset.execution_cache.items()),
     )
 
 

@@ -30,7 +30,7 @@ from typing import Any
 from ..dataset.io import BuiltDataset
 from ..dataset.schema import DOMAINS, BugType, Label
 from ..errors import ExecRetrievalError
-from ..leaderboard.rows import Row, markdown_table
+from ..results.rows import Row, markdown_table
 from ..mteb_task.about import QUERY_PROMPT
 
 SIZE_CATEGORIES = (

@@ -12,6 +12,7 @@ Layout (every path relative to the folder)::
                                       stacked_mutants/ (the data/ files' rows) and labelled_corpus/: every snippet
                                       with its query, label, bug type and edit (line, span, before/after)
     embeddings/<org__model>.npz       frozen query and corpus embeddings (with --results; on this dataset only)
+    embeddings/<org__model>.json      the run record rescore rebuilds from (model identity, dataset, mteb's files)
     results/<org__model>.json         per-model evaluation reports (with --results; on this dataset only)
     results/leaderboard.json, .md     the leaderboard over them
     results/mteb/<org__model>/<model revision>/ExecRetrieval.json, model_meta.json
@@ -50,11 +51,11 @@ from ..dataset.io import (
 from ..dataset.layout import Content
 from ..dataset.release import LOCAL_PREFIX, dataset_revision, pinned_release
 from ..errors import ExecRetrievalError
-from ..evaluation.leaderboard import leaderboard_files
-from ..evaluation.outputs import gather_files, leaderboard_rows
-from ..evaluation.results_folder import ResultsFolder
-from ..leaderboard.analysis_files import read_analysis
-from ..leaderboard.rows import Row, rows_from
+from ..results.leaderboard import leaderboard_files
+from ..results.outputs import gather_files, leaderboard_rows
+from ..results.results_folder import ResultsFolder
+from ..results.analysis_files import read_analysis
+from ..results.rows import Row, rows_from
 from ..mteb_task.data_source import SourceKind, resolve_source
 from .card import CardInputs, Config, check_card, config_info, render_card
 from .repo_id import check_repo_id
@@ -193,7 +194,7 @@ def _mteb_files(root: Path) -> dict[str, Content]:
 def _results(folder: ResultsFolder, dataset: BuiltDataset, repo_id: str
              ) -> tuple[dict[str, Content], dict[str, str], list[Row], list[str]]:
     """Files of a results folder computed on ``dataset``: reports, leaderboard, analysis, embeddings."""
-    from ..evaluation.frozen import FrozenError, load_frozen
+    from ..results.frozen import FrozenError, load_frozen
 
     if not (folder.root / "evaluation").is_dir():
         raise StageError(f"{folder.root}: no evaluation/ folder; pass a folder written by `execretrieval run` "
@@ -231,6 +232,10 @@ def _results(folder: ResultsFolder, dataset: BuiltDataset, repo_id: str
             files[f"{rel}/{result.name}"], files[f"{rel}/{MODEL_META}"] = result, result.parent / MODEL_META
             described[f"{rel}/"] = "mteb's result file and model metadata"
     for path, report in found:
+        record = folder.run_record(path.stem)  # what rescore needs besides the matrices (BM25 has only this)
+        if record.is_file():
+            files[f"embeddings/{record.name}"] = record
+            described[f"embeddings/{record.name}"] = f"run record of {report.model.name} (what rescore rebuilds from)"
         npz = folder.embeddings(path.stem)
         if not npz.is_file():
             continue

@@ -5,11 +5,12 @@ A release carries its results as published (``hub stage --results``): ``results/
 ``model_meta.json``), ``results/confidence_intervals.json``, ``results/pairwise_tests.json``,
 ``results/figures/`` and ``embeddings/<org__model>.npz``. This turns a downloaded release (e.g.
 ``huggingface_hub.snapshot_download(repo, repo_type="dataset", revision=SHA)``), or its
-``results/`` folder with ``embeddings/`` beside it, into the layout ``evaluation.results_folder``
+``results/`` folder with ``embeddings/`` beside it, into the layout ``results.results_folder``
 describes, which ``rescore``, ``report`` and ``submit`` read::
 
     evaluation/<org__model>.json        the reports, re-filed under the pinned commit when their data is the release's
     embeddings/<org__model>.npz         the frozen matrices, byte for byte
+    embeddings/<org__model>.json        the run records, byte for byte
     mteb/results/<org__model>/<revision>/ExecRetrieval.json, model_meta.json
     analysis/confidence_intervals.json, pairwise_tests.json, figures/*
 
@@ -30,8 +31,8 @@ from pathlib import Path
 
 from ..dataset.release import Release, pinned_release, refiled_revision
 from ..errors import ExecRetrievalError
-from ..evaluation.report import ReportError, read_report, write_report
-from ..evaluation.results_folder import ResultsFolder
+from ..results.report import ReportError, read_report, write_report
+from ..results.results_folder import ResultsFolder
 
 ANALYSIS_FILES = ("confidence_intervals.json", "pairwise_tests.json")
 
@@ -91,9 +92,11 @@ def unpack(release_dir: Path, out: Path, release: Release | None = None) -> Unpa
             target = folder.evaluation(path.stem)
             target.parent.mkdir(parents=True, exist_ok=True)
             write_report(target, blob)
-            if (embeddings / f"{path.stem}.npz").is_file():
-                folder.embeddings(path.stem).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(embeddings / f"{path.stem}.npz", folder.embeddings(path.stem))
+            for source, copy in ((embeddings / f"{path.stem}.npz", folder.embeddings(path.stem)),
+                                 (embeddings / f"{path.stem}.json", folder.run_record(path.stem))):
+                if source.is_file():
+                    copy.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source, copy)
         if (results / "mteb").is_dir():
             shutil.copytree(results / "mteb", folder.mteb_cache / "results")
         for name in ANALYSIS_FILES:

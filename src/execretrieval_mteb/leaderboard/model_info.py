@@ -20,8 +20,8 @@ import numpy as np
 from ..analysis.bootstrap import percentile_interval, replicate_means, resample_counts
 from ..analysis.config import StatsConfig
 from ..evaluation.metric_names import MAIN_SCORE
-from ..evaluation.results_folder import ResultsFolder, model_slug
-from .analysis_files import Interval
+from ..results.results_folder import ResultsFolder, model_slug
+from ..analysis.intervals import Interval
 
 META_FIELDS = ("reference", "n_parameters", "embed_dim", "max_tokens", "license")
 

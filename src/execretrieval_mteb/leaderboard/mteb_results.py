@@ -21,7 +21,7 @@ from pathlib import Path
 from ..dataset.release import LOCAL_PREFIX, Release, refiled_revision
 from ..errors import ExecRetrievalError
 from ..evaluation.metric_names import MAIN_SCORE
-from ..evaluation.results_folder import ResultsFolder, model_slug
+from ..results.results_folder import ResultsFolder, model_slug
 
 TASK = "ExecRetrieval"
 RESULT_FILE, MODEL_META = f"{TASK}.json", "model_meta.json"

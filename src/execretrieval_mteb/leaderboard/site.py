@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ..evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
-from .analysis_files import ALPHA
-from .rows import Row, differs_from_above
+from ..evaluation.standing import ALPHA
+from ..results.rows import Row, differs_from_above, ordered
 
 METRICS: tuple[tuple[str, str], ...] = tuple((m.key(k), f"{m.label}@{k}") for m in Metric for k in K_VALUES)
 TEMPLATE = "index.html.j2"
@@ -167,17 +167,17 @@ def _url(row: Row) -> str | None:
 
 def render(rows: Sequence[Row], figures: Sequence[Figure], dataset: dict[str, str], notes: Sequence[str] = ()) -> str:
     """The page. ``rows`` in any order (shown best exec@1 first); ``dataset``: repo_id, revision, fingerprint."""
-    ordered = sorted(rows, key=lambda r: (-r.metrics.get(MAIN_SCORE, 0.0), r.model))
-    marks = differs_from_above(ordered)
+    ordered_rows = ordered(rows)
+    marks = differs_from_above(ordered_rows)
     domains = sorted({d for r in rows for d in r.domains})
     columns = _columns(domains)
     shown_rows = []
-    for position, (row, mark) in enumerate(zip(ordered, marks), 1):
+    for position, (row, mark) in enumerate(zip(ordered_rows, marks), 1):
         cls, text = _mark(mark, position == 1)
         shown_rows.append({"model": row.model, "revision": row.revision or "", "url": _url(row), "mark_class": cls,
                            "mark_text": text, "cells": _cells(row, domains)})
     payload = {"alpha": ALPHA, "main": MAIN_SCORE, "metrics": [k for k, _ in METRICS],
-               "numeric": [c.key for c in columns if c.numeric], "rows": [r.to_json() for r in ordered]}
+               "numeric": [c.key for c in columns if c.numeric], "rows": [r.to_json() for r in ordered_rows]}
     data = json.dumps(payload, sort_keys=True, ensure_ascii=True).replace("</", "<\\/")
     return _environment().get_template(TEMPLATE).render(
         rows=shown_rows, columns=columns, groups=GROUPS, figures=figures, notes=list(notes), alpha=ALPHA,

@@ -29,12 +29,12 @@ from pathlib import Path
 
 from ..dataset.io import write_text_atomic
 from ..dataset.release import Release, pinned_release, refiled_revision
-from ..evaluation.report import ReportError, read_report
-from ..evaluation.results_folder import ResultsFolder, model_slug
-from .analysis_files import read_analysis
+from ..results.analysis_files import read_analysis
+from ..results.report import ReportError, read_report
+from ..results.results_folder import ResultsFolder, model_slug
 from .model_info import with_model_info
 from .mteb_results import MtebResult, SubmitError, package
-from .rows import Row, dumps_row, read_row, rows_from
+from ..results.rows import Row, dumps_row, read_row, rows_from
 from .site import Figure, render
 
 LEADERBOARD, ROWS, FIGURES, FIGURES_INDEX = "leaderboard", "rows", "figures", "figures.json"

@@ -187,7 +187,8 @@ class SuiteResult:
 
     @property
     def passed(self) -> bool:
-        return self.infra_error is None and all(o.passed for o in self.outcomes)
+        """Judged, and ``passes_all`` its outcomes (a suite with no tests does not pass)."""
+        return self.infra_error is None and passes_all(self.outcomes)
 
     @property
     def failed_tests(self) -> frozenset[int]:
@@ -204,6 +205,18 @@ class SuiteResult:
 
     def outcome_strings(self) -> list[str]:
         return [o.to_str() for o in self.outcomes]
+
+
+def passes_all(outcomes: Sequence[TestOutcome]) -> bool:
+    """Whether code with these per-test outcomes *passes*: at least one test, and every test ``pass``.
+
+    The one rule for "passes" (oracle results, the dataset's execution cache, the evaluator's
+    verdicts). An empty list does not pass: a verdict with no outcomes verified nothing (a suite
+    with no tests, a snippet decided without running, a pair the harness could not judge), and
+    exec@k counts a snippet as correct only on evidence; ``all([])`` being true would credit any
+    snippet of a query whose test list is empty as a correct answer.
+    """
+    return bool(outcomes) and all(o.passed for o in outcomes)
 
 
 def code_sha256(code: str) -> str:

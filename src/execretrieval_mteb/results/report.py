@@ -5,8 +5,9 @@ top results (rank, corpus_id, label, bug_type, similarity, passes_all_tests, tes
 verdict_source). Snippets that share a score are listed in one tie group: ``rank`` is the group's
 first rank and ``tie_group_size`` its size, since no order inside a group is meaningful. The
 file also records the model's invocation (revision, prompts, similarity), the dataset's
-fingerprint and revision, and how many pairs each verdict source decided. It holds no timestamp
-or path, so the same evaluation always writes the same bytes (``rescore`` relies on it).
+fingerprint and revision, and how many pairs each verdict source decided. It holds no timestamp,
+path or trace of what ran before (``recorded_source``), so the same evaluation always writes the
+same bytes (``rescore`` relies on it).
 
 ``read_report`` turns the file back into a ``ModelReport`` for the leaderboard and the analyses.
 """
@@ -20,12 +21,12 @@ from typing import Any
 
 from ..dataset.io import BuiltDataset, write_text_atomic
 from ..errors import ExecRetrievalError
-from .metric_names import DEPTH
-from .model_report import ModelReport, identity_from_record, identity_record
-from .pipeline import Evaluation
-from .ranking import Ranking, TieGroup
-from .scoring import PerQueryScores
-from .verdicts import Pair, PairVerdict, VerdictSource
+from ..evaluation.metric_names import DEPTH
+from ..evaluation.model_report import ModelReport, identity_from_record, identity_record
+from ..evaluation.pipeline import Evaluation
+from ..evaluation.ranking import Ranking, TieGroup
+from ..evaluation.scoring import PerQueryScores
+from ..evaluation.verdicts import Pair, PairVerdict, VerdictSource
 
 SCHEMA_VERSION = 2
 
@@ -56,7 +57,7 @@ def report_json(evaluation: Evaluation, dataset: BuiltDataset) -> dict[str, Any]
                     "similarity": group.score,
                     "passes_all_tests": verdict.passed if verdict else None,
                     "test_results": [o.to_str() for o in verdict.outcomes] if verdict and verdict.outcomes else None,
-                    "verdict_source": verdict.source.value if verdict else None,
+                    "verdict_source": recorded_source(verdict.source).value if verdict else None,
                 })
         per_query.append({
             "query_id": qid,
@@ -72,9 +73,28 @@ def report_json(evaluation: Evaluation, dataset: BuiltDataset) -> dict[str, Any]
         "n_queries": len(report.query_ids),
         "depth": DEPTH,
         "metrics": report.means(),
-        "verdict_sources": {s.value: n for s, n in evaluation.checked.counts().items()},
+        "verdict_sources": recorded_counts(evaluation.checked.counts()),
         "per_query": per_query,
     }
+
+
+def recorded_source(source: VerdictSource) -> VerdictSource:
+    """The source a file records: a verdict from the local oracle cache is the oracle's verdict.
+
+    Whether the oracle ran a suite now or an earlier run of the folder cached its verdict depends
+    on what ran before (even within one run, on the order of its models); the file must not, so
+    that a rerun or ``rescore`` writes the same bytes. The console still says how many came from
+    the cache.
+    """
+    return VerdictSource.ORACLE if source is VerdictSource.LOCAL_CACHE else source
+
+
+def recorded_counts(counts: Mapping[VerdictSource, int]) -> dict[str, int]:
+    """Distinct pairs per recorded source (``recorded_source``)."""
+    merged = {recorded_source(s).value: 0 for s in VerdictSource}
+    for source, n in counts.items():
+        merged[recorded_source(source).value] += n
+    return merged
 
 
 def write_report(path: Path, blob: Mapping[str, Any]) -> None:

@@ -23,24 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analysis.intervals import Interval
 from ..evaluation.model_report import ModelReport
-from ..evaluation.results_folder import ResultsFolder
+from ..evaluation.standing import differs
+from .results_folder import ResultsFolder
 
 CONFIDENCE_INTERVALS, PAIRWISE_TESTS, FIGURES = "confidence_intervals.json", "pairwise_tests.json", "figures"
 FIGURE_SUFFIXES = (".png", ".svg")
-ALPHA = 0.05
-"""Holm-adjusted p below this: the two models differ (the analysis' own threshold)."""
-
-
-@dataclass(frozen=True)
-class Interval:
-    mean: float
-    low: float
-    high: float
-
-    def format(self, digits: int = 3) -> str:
-        return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
-
 
 @dataclass(frozen=True)
 class AnalysisFiles:
@@ -61,8 +50,7 @@ class AnalysisFiles:
         return float(value) if isinstance(value, (int, float)) else None
 
     def differs(self, a: str, b: str, metric: str) -> bool | None:
-        p = self.p_holm(a, b, metric)
-        return None if p is None else p < ALPHA
+        return differs(self.p_holm(a, b, metric))
 
 
 def _read_json(path: Path) -> Any:
@@ -92,7 +80,7 @@ def read_analysis(folder: ResultsFolder, reports: Sequence[ModelReport]) -> Anal
         for metric, value in means.items():
             item = per_model.get(metric)
             try:
-                interval = Interval(float(item["mean"]), float(item["ci95_low"]), float(item["ci95_high"]))
+                interval = Interval.from_json(item)
             except (TypeError, KeyError, ValueError):
                 stale = f"no interval for {name} on {metric}"
                 break

@@ -1,7 +1,7 @@
 """A model's full score matrix (and corpus embeddings) from a results folder, without the model.
 
 Dense models: from their frozen embeddings (``embeddings/<org__model>.npz``), scores recomputed
-as in the run. BM25: recomputed from the dataset alone (it is deterministic). Rescoring and the
+as in the run. BM25: recomputed from the dataset alone (it is deterministic). The
 analyses that need scores outside the predicted top k (similarity gap, deception, geometric
 chance level) read them here.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..dataset.io import BuiltDataset
+from ..evaluation.model_report import FrozenScores
 from .frozen import FrozenEmbeddings, FrozenError, load_frozen
-from .model_report import FrozenScores
 from .results_folder import ResultsFolder, model_slug
 
 
@@ -42,14 +42,6 @@ def frozen_embeddings(folder: ResultsFolder, model_name: str, dataset: BuiltData
         raise FrozenError(f"{path}: computed on another dataset (fingerprint {frozen.dataset_fingerprint[:12]}); "
                           "use the --data it was computed on")
     return frozen
-
-
-def frozen_scores(folder: ResultsFolder, model_name: str, dataset: BuiltDataset) -> FrozenScores | None:
-    """The model's full score matrix from the folder's frozen matrices (None when there are none)."""
-    if is_bm25(model_name):
-        return bm25_scores(dataset)
-    frozen = frozen_embeddings(folder, model_name, dataset)
-    return frozen.scores() if frozen is not None else None
 
 
 def stacked_scores(folder: ResultsFolder, model_name: str, dataset: BuiltDataset) -> FrozenScores | None:

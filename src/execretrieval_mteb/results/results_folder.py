@@ -4,6 +4,7 @@
     mteb/results/<org__model>/<revision>/ExecRetrieval.json   MTEB's own result files
     predictions/<org__model>/ExecRetrieval_predictions.json   per-query scores (MTEB's format)
     predictions/<org__model>/dataset.json            the dataset they were computed on, the model's prompts and similarity
+    embeddings/<org__model>.json                     the model's run record (every model; ``run_record``)
     embeddings/<org__model>.npz                      frozen query and corpus embeddings (dense models)
     embeddings/<org__model>.stacked.npz              the same queries with the stacked mutants (run --stacked)
     evaluation/<org__model>.json                     per-query metrics and top k with each test's outcome
@@ -54,11 +55,21 @@ class ResultsFolder:
     def prediction_dataset(self, slug: str) -> Path:
         return self.predictions_dir(slug) / PREDICTION_DATASET_FILE
 
+    @property
+    def embeddings_dir(self) -> Path:
+        return self.root / "embeddings"
+
     def embeddings(self, slug: str) -> Path:
-        return self.root / "embeddings" / f"{slug}.npz"
+        return self.embeddings_dir / f"{slug}.npz"
+
+    def run_record(self, slug: str) -> Path:
+        return self.embeddings_dir / f"{slug}.json"
+
+    def run_records(self) -> list[Path]:
+        return sorted(self.embeddings_dir.glob("*.json"))
 
     def stacked_embeddings(self, slug: str) -> Path:
-        return self.root / "embeddings" / f"{slug}.stacked.npz"
+        return self.embeddings_dir / f"{slug}.stacked.npz"
 
     def evaluation(self, slug: str) -> Path:
         return self.root / "evaluation" / f"{slug}.json"

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..dataset.io import BuiltDataset
 from ..errors import ExecRetrievalError
-from .model_report import ModelIdentity, identity_from_record
-from .ranking import Ranking
+from ..evaluation.model_report import ModelIdentity, identity_from_record
+from ..evaluation.pipeline import Evaluation, evaluate_rankings
+from ..evaluation.ranking import Ranking
 from .results_folder import PREDICTION_DATASET_FILE
 
 
@@ -112,3 +114,30 @@ def _recorded_identity(record: dict[str, Any], model: ModelIdentity) -> ModelIde
     except (KeyError, TypeError, ValueError):
         return model
     return identity if (identity.name, identity.revision) == (model.name, model.revision) else model
+
+
+def evaluate_predictions(
+    path: Path, dataset: BuiltDataset, model: ModelIdentity | None = None, **options: object
+) -> Evaluation:
+    """Score an ``ExecRetrieval_predictions.json`` (refused unless it joins ``dataset`` exactly)."""
+    predictions = read_predictions(path)
+    check_join(path, predictions, dataset)
+    return evaluate_rankings(dataset, model or predictions.model, predictions.rankings, **options)  # type: ignore[arg-type]
+
+
+def evaluate_prediction_files(paths: Sequence[Path], dataset: BuiltDataset, **options: object) -> list[Evaluation]:
+    """Score several predictions files: every one is read and joined to ``dataset`` before any is
+    scored, so a bad file is refused before the oracle runs or anything is written."""
+    loaded: list[tuple[Path, Predictions]] = []
+    for path in paths:
+        predictions = read_predictions(path)
+        check_join(path, predictions, dataset)
+        twin = next((p for p, other in loaded if other.model.name == predictions.model.name), None)
+        if twin is not None:
+            raise PredictionsError(f"{path}: predictions of {predictions.model.name}, like {twin} (one evaluation "
+                                   "file per model); pass one of them")
+        loaded.append((path, predictions))
+    return [
+        evaluate_rankings(dataset, p.model, p.rankings, **options)  # type: ignore[arg-type]
+        for _, p in loaded
+    ]

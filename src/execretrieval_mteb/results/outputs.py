@@ -13,18 +13,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dataset.io import BuiltDataset
-from .leaderboard import LeaderboardRow, write_leaderboard
+from ..evaluation.model_report import FrozenScores, ModelReport
+from ..evaluation.pipeline import Evaluation
+from .leaderboard import write_leaderboard
 from .matrices import bm25_scores, frozen_embeddings, is_bm25, stacked_scores
-from .model_report import FrozenScores, ModelReport
-from .pipeline import Evaluation
 from .report import ReportError, read_report, report_json, write_report
 from .results_folder import ResultsFolder, model_slug
+from .rows import Row, ordered
 
 
 @dataclass(frozen=True)
 class Finished:
     reports: tuple[ModelReport, ...]
-    rows: tuple[LeaderboardRow, ...]
+    rows: tuple[Row, ...]
+    """Leaderboard order."""
     skipped: tuple[Path, ...]
     """Evaluation files in the folder computed on other data (or unreadable), left out."""
 
@@ -58,8 +60,9 @@ def gather(folder: ResultsFolder, dataset: BuiltDataset) -> tuple[list[ModelRepo
     return [report for _, report in found], skipped
 
 
-def leaderboard_rows(reports: list[ModelReport]) -> list[LeaderboardRow]:
-    return [LeaderboardRow(r.model.name, r.model.revision, len(r.query_ids), r.means()) for r in reports]
+def leaderboard_rows(reports: list[ModelReport]) -> list[Row]:
+    """Rows without statistics."""
+    return [Row.of(r) for r in reports]
 
 
 def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True) -> Finished:
@@ -88,18 +91,15 @@ def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True
             stacked[name] = StackedScores(extra.query_ids, extra.corpus_ids, extra.matrix,
                                           tuple(entry[c][0] for c in extra.corpus_ids),
                                           tuple(entry[c][1] for c in extra.corpus_ids))
-    rows: list[LeaderboardRow] = []
+    rows: list[Row] = []
     if reports:
         result = write_analysis(folder.analysis, reports, dataset, frozen=frozen, stacked=stacked,
                                 embeddings=embeddings, figures=figures)
-        by_name = {r.model.name: r for r in reports}
-        for stats in result.leaderboard_rows():
-            report = by_name[stats.model]
-            rows.append(LeaderboardRow(
-                stats.model, report.model.revision, len(report.query_ids), report.means(),
-                intervals={key: (i.low, i.high) for key, i in stats.intervals.items()},
-                p_vs_above=None if stats.vs_above is None else stats.vs_above.p_holm,
-                differs_from_above=stats.differs_from_above,
-            ))
+        pairwise: dict[str, dict[str, dict[str, float]]] = {}
+        for pair in result.pairs:
+            pairwise.setdefault(pair.a, {}).setdefault(pair.b, {})[pair.metric] = pair.p_holm
+            pairwise.setdefault(pair.b, {}).setdefault(pair.a, {})[pair.metric] = pair.p_holm
+        rows = ordered([Row.of(r, intervals=result.intervals[r.model.name], pairwise=pairwise.get(r.model.name, {}))
+                        for r in reports])
     write_leaderboard(folder.root, rows)
     return Finished(tuple(reports), tuple(rows), tuple(skipped))

@@ -1,4 +1,5 @@
-"""Encoding a model on ExecRetrieval through mteb: MTEB's result file, its predictions, frozen embeddings.
+"""Encoding a model on ExecRetrieval through mteb: MTEB's result file, its predictions, frozen embeddings
+and the run record (``run_record``) that lets ``rescore`` rebuild all of it without the model.
 
 mteb does the encoding and the search exactly as for any MTEB task (its result JSON gets exec@k
 from the task's metric hook, its predictions file every query's top 100). A dense model runs
@@ -10,16 +11,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..dataset.io import write_text_atomic
-from ..evaluation.frozen import FrozenEmbeddings, save_frozen
 from ..evaluation.model_report import ModelIdentity, identity_record
-from ..evaluation.results_folder import ResultsFolder, model_slug
-from .data_source import SPLIT
-from .task import LoadedTask
+from ..mteb_task.data_source import SPLIT
+from ..mteb_task.task import LoadedTask
+from .frozen import FrozenEmbeddings, save_frozen
+from .matrices import is_bm25
+from .results_folder import ResultsFolder, model_slug
+from .run_record import FrozenKind, MtebFiles, RunRecord, write_run_record
+
+MODEL_META, RUN_SETTINGS = "model_meta.json", "run_settings.jsonl"
 
 
 class RecordingEncoder:
@@ -116,15 +122,39 @@ def encode(model: Any, loaded: LoadedTask, folder: ResultsFolder, *, batch_size:
         co2_tracker=False,
     )
     fingerprint = loaded.fingerprint
-    write_text_atomic(
-        folder.prediction_dataset(slug),
-        json.dumps({"fingerprint": fingerprint, "revision": loaded.revision,
-                    "model": identity_record(identity)}, indent=1, sort_keys=True) + "\n",
-    )
+    write_prediction_record(folder, slug, fingerprint, str(loaded.revision), identity)
     frozen = runner.frozen(identity, fingerprint) if isinstance(runner, RecordingEncoder) else None
     if frozen is not None:
         save_frozen(folder.embeddings(slug), frozen)
         if stacked and loaded.built.stacked:
             stacked_frozen = encode_stacked(model, loaded, frozen, batch_size=batch_size, progress=progress)
             save_frozen(folder.stacked_embeddings(slug), stacked_frozen)
+    if frozen is not None or is_bm25(identity.name):
+        result_path = mteb.ResultCache(folder.mteb_cache).get_task_result_path(loaded.task.metadata.name, model.mteb_model_meta)
+        write_run_record(folder.run_record(slug), RunRecord(
+            model=identity, frozen=FrozenKind.DENSE if frozen is not None else FrozenKind.BM25,
+            dataset_fingerprint=fingerprint, dataset_revision=str(loaded.revision),
+            mteb=mteb_files(folder, result_path),
+        ))
     return Encoded(identity, slug, frozen)
+
+
+def write_prediction_record(folder: ResultsFolder, slug: str, fingerprint: str, revision: str,
+                            identity: ModelIdentity) -> None:
+    """``predictions/<org__model>/dataset.json``: the dataset the predictions were computed on, and the model."""
+    write_text_atomic(
+        folder.prediction_dataset(slug),
+        json.dumps({"fingerprint": fingerprint, "revision": revision, "model": identity_record(identity)},
+                   indent=1, sort_keys=True) + "\n",
+    )
+
+
+def mteb_files(folder: ResultsFolder, result_path: Path) -> MtebFiles:
+    """mteb's result, model metadata and run settings of one run, as written (for the run record)."""
+    def text(name: str) -> str:
+        path = result_path.parent / name
+        return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+    return MtebFiles(result_dir=result_path.parent.relative_to(folder.mteb_cache).as_posix(),
+                     result=result_path.read_text(encoding="utf-8"), model_meta=text(MODEL_META),
+                     run_settings=text(RUN_SETTINGS))

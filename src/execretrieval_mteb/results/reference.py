@@ -20,8 +20,8 @@ from typing import Any
 
 from ..dataset.io import BuiltDataset, write_text_atomic
 from ..errors import ExecRetrievalError
-from .leaderboard import LeaderboardRow, sort_rows
-from .metric_names import K_VALUES, Metric
+from ..evaluation.metric_names import K_VALUES, Metric
+from .rows import Row, ordered
 
 START = "<!-- reference-results: generated from docs/reference_results.json by `execretrieval report DIR --reference docs/reference_results.json --readme README.md`; do not edit by hand -->"
 END = "<!-- /reference-results -->"
@@ -37,7 +37,7 @@ class ReferenceError(ExecRetrievalError):
     """The reference file or the README's markers are missing or malformed."""
 
 
-def reference_payload(rows: Sequence[LeaderboardRow], dataset: BuiltDataset) -> dict[str, Any]:
+def reference_payload(rows: Sequence[Row], dataset: BuiltDataset) -> dict[str, Any]:
     """The file's content: the dataset's identity and, per model (leaderboard order), its means."""
     from ..dataset.release import dataset_revision
 
@@ -51,13 +51,13 @@ def reference_payload(rows: Sequence[LeaderboardRow], dataset: BuiltDataset) -> 
         },
         "models": [
             {"model": row.model, "revision": row.revision, "n_queries": row.n_queries,
-             "metrics": {key: float(value) for key, value in sorted(row.scores.items())}}
-            for row in sort_rows(rows)
+             "metrics": {key: float(value) for key, value in sorted(row.metrics.items())}}
+            for row in ordered(rows)
         ],
     }
 
 
-def write_reference(path: Path, rows: Sequence[LeaderboardRow], dataset: BuiltDataset) -> dict[str, Any]:
+def write_reference(path: Path, rows: Sequence[Row], dataset: BuiltDataset) -> dict[str, Any]:
     if not rows:
         raise ReferenceError("the results folder has no model evaluated on this dataset; run `execretrieval run` first")
     payload = reference_payload(rows, dataset)

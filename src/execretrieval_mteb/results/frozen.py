@@ -8,8 +8,8 @@ saved and when loaded, so a model that produced NaNs (e.g. fp16 overflow) is ref
 
 Scores are recomputed exactly as sentence-transformers computes them inside mteb's search
 (``util.cos_sim``: L2-normalise, then one matrix product in float32; ``util.dot_score``: the raw
-product), so rankings rebuilt from the matrices equal the ones mteb saved, and ``rescore`` gives
-byte-identical results. ``run`` checks this for every model and says when it does not hold.
+product), so the analyses read the scores mteb ranked by; ``rescore`` runs mteb's own search again
+on the saved matrices (``frozen_encoder``).
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ExecRetrievalError
-from .model_report import FrozenScores, ModelIdentity, identity_from_record, identity_record
-from .ranking import Ranking
+from ..evaluation.model_report import FrozenScores, ModelIdentity, identity_from_record, identity_record
 
 FORMAT_VERSION = 1
 SIMILARITIES = ("cosine", "dot")
@@ -117,15 +116,3 @@ def load_frozen(path: Path) -> FrozenEmbeddings:
         raise FrozenError(f"{path}: not a frozen-embeddings file ({type(exc).__name__}: {exc}); rerun the model") from None
     frozen.check(str(path))
     return frozen
-
-
-def rankings_from_scores(scores: FrozenScores, depth: int) -> dict[str, Ranking]:
-    """Each query's tie groups reaching into the top ``depth``, from a full score matrix."""
-    matrix = scores.matrix
-    k = min(depth, matrix.shape[1])
-    kth = -np.partition(-matrix, k - 1, axis=1)[:, k - 1]  # each row's depth-th largest score
-    rankings = {}
-    for i, qid in enumerate(scores.query_ids):
-        chosen = np.flatnonzero(matrix[i] >= kth[i])
-        rankings[qid] = Ranking.from_scores({scores.corpus_ids[j]: float(matrix[i, j]) for j in chosen})
-    return rankings

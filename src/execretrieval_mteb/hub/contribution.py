@@ -30,7 +30,7 @@ from pathlib import Path
 from ..dataset.io import write_text_atomic
 from ..dataset.release import Release, pinned_release
 from ..errors import ExecRetrievalError
-from .about import TASK_MODULE, metadata_call
+from ..mteb_task.about import TASK_MODULE, metadata_call
 
 MODULE_NAME = "exec_retrieval"
 CLASS_NAME = "ExecRetrieval"
@@ -149,7 +149,7 @@ def write_contribution(out: Path, data: str | Path | None = None, results: Path 
     patch = registration_patch(init.read_text(encoding="utf-8"))
     packaged = []
     if results is not None:
-        from ..evaluation.results_folder import ResultsFolder
+        from ..results.results_folder import ResultsFolder
         from ..leaderboard.mteb_results import package
 
         packaged = package(ResultsFolder(Path(results)), Path(out) / "results", release, models)
