@@ -18,7 +18,7 @@ from execretrieval_mteb.analysis.synthetic import synthetic_systems
 from execretrieval_mteb.dataset.io import BuiltDataset
 from execretrieval_mteb.evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
 
-FAST = StatsConfig(bootstrap_replicates=1000, permutations=2000, directions=2000)
+FAST = StatsConfig(bootstrap_replicates=1000, directions=2000)
 
 
 Written = tuple[Path, AnalysisResult]
