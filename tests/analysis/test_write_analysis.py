@@ -101,11 +101,10 @@ def _inputs(bundled: BuiltDataset, bm25_models: list[RealModel]) -> dict[str, An
     """Two BM25 models (one with its matrix), a synthetic dense model with embeddings and stacked mutants."""
     (dense,) = synthetic_systems(bundled, 1, seed=7)
     name = dense.report.model.name
-    entries = tuple(q.entry_id for q in bundled.queries[:50])
+    entries = tuple(q.entry_id for q in bundled.queries[:50]) * 3
     rng = np.random.default_rng(0)
-    stacked = StackedScores(dense.frozen.query_ids, tuple(f"s{i}" for i in range(50)),
-                            rng.random((1009, 50)).astype(np.float32), entries,
-                            tuple(int(n) for n in rng.integers(2, 5, 50)))
+    stacked = StackedScores(dense.frozen.query_ids, tuple(f"s{i}" for i in range(150)),
+                            rng.random((1009, 150)).astype(np.float32), entries, (2,) * 50 + (3,) * 50 + (4,) * 50)
     return {"reports": [m.report for m in bm25_models] + [dense.report],
             "frozen": {bm25_models[0].report.model.name: bm25_models[0].frozen, name: dense.frozen},
             "stacked": {name: stacked}, "embeddings": {name: dense.embeddings}}
@@ -117,7 +116,9 @@ def test_every_input_at_once_and_byte_identical_output(tmp_path: Path, bundled: 
     first = write_analysis(tmp_path / "one", dataset=bundled, config=FAST, **inputs)
     dense = inputs["reports"][-1].model.name
     assert first.geometric_chance[dense].to_json()["chance"] is not None
-    assert first.stacked[dense].stacked.decided == 50  # type: ignore[index,union-attr]
+    assert first.stacked[dense].queries == 50 and first.stacked[dense].variants == 150  # type: ignore[index,union-attr]
+    assert first.stacked_pooled.models == (dense,)  # type: ignore[union-attr]
+    assert first.truncation[dense].identical_mutants == 0  # type: ignore[union-attr]
     assert first.sources[bm25_models[1].report.model.name].value == "rankings"
     second = write_analysis(tmp_path / "two", dataset=bundled, config=FAST, **_inputs(bundled, bm25_models))
     files = sorted(p.relative_to(tmp_path / "one") for p in first.files)

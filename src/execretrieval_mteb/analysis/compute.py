@@ -30,6 +30,7 @@ from .similarity_gap import similarity_gap
 from .stacked import NOT_COMPUTED, StackedDeception, StackedScores, stacked_deception, stacked_per_query
 from .statistics import compute_statistics
 from .structure_baseline import structure_baseline
+from .truncation import Truncation, truncation
 
 NO_EMBEDDINGS = "not computed: needs the model's corpus embeddings (embeddings/<model>.npz)"
 NOT_DENSE = "not computed: not a dense embedding model"
@@ -77,11 +78,13 @@ def analyse(
             stacked_pooled = stacked_deception(pooled_models, config)
 
     chance: dict[str, GeometricChance | NotComputed] = {}
+    truncated: dict[str, Truncation | NotComputed] = {}
     for m in models:
         if embeddings and m in embeddings:
             chance[m] = geometric_chance(embeddings[m], families, config.directions, config.directions_seed)
+            truncated[m] = truncation(embeddings[m], families)
         else:
-            chance[m] = NotComputed(NOT_DENSE if by_name[m].model.similarity == "bm25" else NO_EMBEDDINGS)
+            chance[m] = truncated[m] = NotComputed(NOT_DENSE if by_name[m].model.similarity == "bm25" else NO_EMBEDDINGS)
 
     return AnalysisResult(
         statistics=statistics,
@@ -103,4 +106,5 @@ def analyse(
         geometric_chance=chance,
         length_bias={m: length_bias(lengths, {m: deceived[m]}, families) for m in models},
         length_bias_pooled=length_bias(lengths, dense_deceived, families),
+        truncation=truncated,
     )

@@ -36,6 +36,7 @@ from .similarity_gap import SimilarityGap
 from .stacked import StackedDeception
 from .statistics import Statistics
 from .structure_baseline import StructureBaseline
+from .truncation import Truncation
 
 
 class Analysis(enum.Enum):
@@ -51,6 +52,7 @@ class Analysis(enum.Enum):
     STRUCTURE_BASELINE = "structure_baseline"
     GEOMETRIC_CHANCE = "geometric_chance"
     LENGTH_BIAS = "length_bias"
+    TRUNCATION = "truncation"
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class AnalysisResult:
     geometric_chance: Mapping[str, GeometricChance | NotComputed]
     length_bias: Mapping[str, LengthBias]
     length_bias_pooled: LengthBias
+    truncation: Mapping[str, Truncation | NotComputed]
     files: tuple[Path, ...] = field(default=())
 
     @property
@@ -116,6 +119,7 @@ class AnalysisResult:
             Analysis.GEOMETRIC_CHANCE: per_model(self.geometric_chance),
             Analysis.LENGTH_BIAS: {"by_model": per_model(self.length_bias),
                                    "pooled": {"models": list(self.dense_models), **self.length_bias_pooled.to_json()}},
+            Analysis.TRUNCATION: per_model(self.truncation),
         }
         return {
             "models": list(self.models),
