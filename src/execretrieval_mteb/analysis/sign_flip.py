@@ -51,6 +51,8 @@ TOLERANCE = 1e-9
 MAX_DENOMINATOR = 10**6
 LATTICE_MAX_SUPPORT = 400_001
 """Largest grid (2 x the other differences' total magnitude + 1) the exact convolution takes on."""
+LATTICE_MAX_WORK = 20_000_000
+"""Largest grid x atoms (the convolution's cost) before the saddlepoint is used instead."""
 
 
 class SignFlipMethod(enum.Enum):
@@ -95,8 +97,10 @@ def _split(d: np.ndarray) -> tuple[float, int, np.ndarray]:
 
 def _combine(a0: float, n0: int, x: float, rest_sums: np.ndarray, rest_probability: np.ndarray) -> float:
     """2 P(S >= x) with S = a0 (2B - n0) + R, R taking ``rest_sums`` with ``rest_probability``."""
-    need = np.ceil((x - TOLERANCE - rest_sums + a0 * n0) / (2.0 * a0))
-    return float(min(1.0, 2.0 * np.dot(rest_probability, binomial_tail(need, n0))))
+    need = np.clip(np.ceil((x - TOLERANCE - rest_sums + a0 * n0) / (2.0 * a0)), 0, n0 + 1).astype(np.int64)
+    # many rest sums share a threshold: sum their probabilities first, one binomial tail per threshold
+    mass = np.bincount(need, weights=rest_probability, minlength=n0 + 2)
+    return float(min(1.0, 2.0 * np.dot(mass, binomial_tail(np.arange(n0 + 2), n0))))
 
 
 def enumeration_p(d: np.ndarray, enumeration_max: int = 16) -> float | None:
@@ -122,13 +126,16 @@ def lattice_p(c: np.ndarray) -> float | None:
     a0, n0, rest = _split(c.astype(np.float64))
     magnitudes, counts = np.unique(np.abs(rest).astype(np.int64), return_counts=True)
     half = int(np.dot(magnitudes, counts))
-    if 2 * half + 1 > LATTICE_MAX_SUPPORT:
+    if 2 * half + 1 > LATTICE_MAX_SUPPORT or (2 * half + 1) * int(counts.sum() + counts.size) > LATTICE_MAX_WORK:
         return None
     pmf = np.ones(1)
     for magnitude, count in zip(magnitudes.tolist(), counts.tolist(), strict=True):
-        spaced = np.zeros(2 * magnitude * count + 1)
-        spaced[:: 2 * magnitude] = binom.pmf(np.arange(count + 1), count, 0.5)
-        pmf = np.convolve(pmf, spaced)
+        # convolve with count + 1 atoms 2 * magnitude apart: one shifted, weighted copy per atom
+        weights = binom.pmf(np.arange(count + 1), count, 0.5)
+        out = np.zeros(pmf.size + 2 * magnitude * count)
+        for j, weight in enumerate(weights):
+            out[2 * magnitude * j: 2 * magnitude * j + pmf.size] += weight * pmf
+        pmf = out
     sums = np.arange(-half, half + 1, dtype=np.float64)
     return _combine(a0, n0, float(x), sums, pmf)
 
