@@ -59,7 +59,10 @@ def _colors(n: int) -> list[Any]:
 def _legend_below(figure: Figure, ax: Any, columns: int, fontsize: float = 8) -> None:
     """The axes' legend in the figure's space below the plot (constrained layout makes room for it)."""
     handles, labels = ax.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncol=max(1, min(columns, len(labels))),
+    # as many columns as the widest entry allows across the figure (about 0.6 em per character plus the handle)
+    entry = max((len(label) for label in labels), default=1) * 0.6 * fontsize + 3.5 * fontsize
+    fit = int((figure.get_figwidth() * 72 - 24) // entry)
+    figure.legend(handles, labels, loc="outside lower center", ncol=max(1, min(columns, fit, len(labels))),
                   fontsize=fontsize, frameon=False)
 
 
@@ -138,25 +141,26 @@ def deception_by_bug_type(result: AnalysisResult) -> Figure:
     pooled = result.deception_pooled
     types = sorted({t for m in result.models for t in result.deception[m].by_bug_type})
     counts = _mutants_per_type(result)
-    figure = _figure(7.5, 5.0)
+    figure = _figure(7.5, 2.6 + 0.45 * len(types))
     ax = figure.add_subplot()
-    x = np.arange(len(types))
+    y = np.arange(len(types))[::-1]
     if result.dense_models:
-        ax.bar(x, [(pooled.by_bug_type[t].rate or 0.0) if t in pooled.by_bug_type else 0.0 for t in types],
-               color="#c44e52", alpha=0.6, label=f"dense models pooled ({len(result.dense_models)})")
+        ax.barh(y, [(pooled.by_bug_type[t].rate or 0.0) if t in pooled.by_bug_type else 0.0 for t in types],
+                color="#c44e52", alpha=0.6, label=f"dense models pooled ({len(result.dense_models)})")
         if pooled.overall.rate is not None:
-            ax.axhline(pooled.overall.rate, color="#c44e52", linestyle="--", linewidth=1,
+            ax.axvline(pooled.overall.rate, color="#c44e52", linestyle="--", linewidth=1,
                        label=f"dense pooled, all types ({100 * pooled.overall.rate:.1f} %)")
-    ax.axhline(0.5, color="black", linestyle=":", linewidth=1, label="50 %")
+    ax.axvline(0.5, color="black", linestyle=":", linewidth=1, label="50 %")
     many = len(result.models) > 8
     for model, color in zip(result.models, _colors(len(result.models)), strict=True):
         rates = [result.deception[model].by_bug_type[t].rate if t in result.deception[model].by_bug_type else None
                  for t in types]
-        ax.scatter(x, [np.nan if r is None else r for r in rates], s=12, color=color, zorder=3,
+        ax.scatter([np.nan if r is None else r for r in rates], y, s=12, color=color, zorder=3,
                    label=None if many else model)
-    ax.set_xticks(x, [f"{t}\n(n {counts.get(t, 0)})" for t in types], rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.04)
-    ax.set_ylabel("share of (query, mutant) pairs deceived")
+    ax.set_yticks(y, [f"{t} (n {counts.get(t, 0)})" for t in types], fontsize=8)
+    ax.set_ylim(-0.7, len(types) - 0.3)
+    ax.set_xlim(0, 1.02)
+    ax.set_xlabel("share of (query, mutant) pairs deceived")
     ax.set_title("Deception by bug type: mutant scored at least the canonical" + ("; dots: models" if many else ""))
     _legend_below(figure, ax, 3)
     return figure
@@ -192,7 +196,7 @@ def similarity_gap_histograms(result: AnalysisResult) -> Figure:
         if gaps.size:
             ax.hist(gaps, bins=40, color="#55a868")
         ax.axvline(0.0, color="black", linewidth=0.8)
-        ax.set_title(f"{_short(model)}\n{_pct_text(gap.share_mutant_above)} below a mutant", fontsize=7)
+        ax.set_title(f"{_short(model)}\n{_pct_text(gap.share_mutant_above)}: canonical below a mutant", fontsize=7)
         ax.tick_params(labelsize=6)
         ax.locator_params(axis="x", nbins=4)
     figure.supxlabel("canonical score minus best mutant score (model's own units)", fontsize=8)
