@@ -68,6 +68,9 @@ def test_bm25_ties_make_values_fractional_and_swapped_arguments_deceive(written:
     for model in result.models:
         # a bag-of-tokens model cannot see swapped arguments: every such mutant ties its canonical
         assert result.deception[model].by_bug_type["swap_arguments"].rate == 1.0
+        gap = result.similarity_gap[model]  # so "strictly below a mutant" is far rarer than "a mutant at least ties"
+        assert gap.share_mutant_above is not None and gap.share_mutant_at_least is not None
+        assert gap.share_mutant_above < gap.share_mutant_at_least - 0.3 and gap.decided_above == 1009
         assert result.pool_density[model].matches_leaderboard
         assert result.similarity_gap[model].decided == 1009
 
@@ -120,6 +123,22 @@ def test_every_input_at_once_and_byte_identical_output(tmp_path: Path, bundled: 
     assert first.stacked_pooled.models == (dense,)  # type: ignore[union-attr]
     assert first.truncation[dense].identical_mutants == 0  # type: ignore[union-attr]
     assert first.sources[bm25_models[1].report.model.name].value == "rankings"
+    # pooled numbers pool the dense model only: BM25's ties stay in its own rows
+    assert first.dense_models == (dense,)
+    assert first.deception_pooled == first.deception[dense]
+    assert first.length_bias_pooled == first.length_bias[dense]
+    analyses = json.loads((tmp_path / "one" / "analyses.json").read_text())
+    assert analyses[Analysis.DECEPTION.value]["pooled"]["models"] == [dense]
+    # per-domain means carry intervals, and the hardest-domain sentence quotes one
+    domains = first.per_domain
+    for d in domains.domains:
+        low, high = domains.across_models_ci[d][MAIN_SCORE]
+        assert low <= domains.across_models[d][MAIN_SCORE] <= high
+    hardest = domains.hardest(MAIN_SCORE)
+    low, high = domains.across_models_ci[hardest][MAIN_SCORE]
+    report = (tmp_path / "one" / "report.md").read_text()
+    assert f"Hardest domain across models: **{hardest}**" in report and f"[{low:.3f}, {high:.3f}]" in report
+    assert "| Δ exec@3 [95 %] | Δ exec@5 [95 %] |" in report and "population" in report
     second = write_analysis(tmp_path / "two", dataset=bundled, config=FAST, **_inputs(bundled, bm25_models))
     files = sorted(p.relative_to(tmp_path / "one") for p in first.files)
     assert files == sorted(p.relative_to(tmp_path / "two") for p in second.files)
