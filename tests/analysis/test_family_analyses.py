@@ -16,7 +16,8 @@ from execretrieval_mteb.analysis.family_scores import ScoreSource, family_scores
 from execretrieval_mteb.analysis.length_bias import LengthGroup, length_bias, length_groups
 from execretrieval_mteb.analysis.miss_attribution import MissWinner, miss_attribution
 from execretrieval_mteb.analysis.similarity_gap import similarity_gap
-from execretrieval_mteb.analysis.stacked import StackedScores, stacked_deception
+from execretrieval_mteb.analysis.config import StatsConfig
+from execretrieval_mteb.analysis.stacked import StackedScores, stacked_deception, stacked_per_query
 from execretrieval_mteb.evaluation.model_report import FrozenScores
 
 CANON = "def f(x):\n    return x < 1\n"
@@ -83,6 +84,10 @@ def test_rankings_alone_decide_what_the_bounds_allow() -> None:
     assert (wrong_comparison.rate, wrong_comparison.decided, wrong_comparison.undecided) == (1.0, 1, 1)
     gap = similarity_gap(scores)
     assert gap.share_mutant_at_least == 1.0 and gap.decided == 3
+    # strictly above: q_a only ties (a_m3 <= 0.3), q_b's listed mutants are above the unlisted canonical
+    # only if above the bound 0.5 (b_m0 0.9 is), q_c ties (c_m1, c_m3 <= 0.1 < 0.8)
+    assert np.array_equal(scores.above(), [[0, 0, 0, 0], [1, nan, nan, nan], [0, 0, 0, 0]], equal_nan=True)
+    assert gap.share_mutant_above == pytest.approx(1 / 3) and gap.decided_above == 3
     assert family_accuracy(scores, FAMILIES).accuracy == pytest.approx(1 / 3)
 
 
@@ -122,9 +127,27 @@ def test_spearman_is_scipy_tie_aware_and_none_when_constant() -> None:
     assert spearman(x, y).rho == pytest.approx(spearmanr(x, y).statistic)
     assert spearman(x, np.ones(8)).rho is None
     deceived = {"m": family_scores(FAMILIES, REPORT, None).deceived()}
-    result = edit_size_vs_deception(family_edit_sizes(FAMILIES), deceived, FAMILIES)
-    assert result.spearman.n == 10
+    sizes = family_edit_sizes(FAMILIES)
+    result = edit_size_vs_deception(sizes, deceived, FAMILIES)
+    assert result.spearman_absolute.n == 10 and result.spearman_relative.n == 10
     assert sum(r.decided for r in result.by_bin.values()) == 10
+
+
+def test_edit_size_correlation_is_over_pairs_with_each_pairs_rate_over_the_models() -> None:
+    """Two models: one value per (canonical, mutant) pair (its deception rate over the models), n = pairs."""
+    one = family_scores(FAMILIES, REPORT, _full_matrix()).deceived()
+    two = np.where(FAMILIES.mutant_mask, 1.0, np.nan)
+    sizes = family_edit_sizes(FAMILIES)
+    result = edit_size_vs_deception(sizes, {"a": one, "b": two}, FAMILIES)
+    rate = (one + two) / 2
+    mask = FAMILIES.mutant_mask
+    assert result.spearman_absolute.n == 12
+    assert result.spearman_absolute.rho == pytest.approx(spearmanr(sizes[mask], rate[mask]).statistic)
+    lengths = np.array([len(DATASET.corpus[[c.corpus_id for c in DATASET.corpus].index(cid)].code)
+                        for cid in FAMILIES.canonical_ids])
+    relative = sizes / lengths[:, None]
+    assert result.spearman_relative.rho == pytest.approx(spearmanr(relative[mask], rate[mask]).statistic)
+    assert sum(r.decided for r in result.by_bin.values()) == 24  # the bins still count triples
 
 
 def test_length_bias_groups_by_length_against_the_canonical() -> None:
@@ -135,21 +158,31 @@ def test_length_bias_groups_by_length_against_the_canonical() -> None:
     assert result.mutants == {LengthGroup.SHORTER: 2, LengthGroup.SAME: 7, LengthGroup.LONGER: 3}
     assert result.deception[LengthGroup.SHORTER].rate == 1.0  # b_m0 0.9 and b_m2 0.45 above b_c 0.4
     assert result.deception[LengthGroup.LONGER].rate == pytest.approx(2 / 3)  # a_m0, c_m2 tie; b_m3 0.3 < 0.4
+    # by bug type: off_by_one is the same length in a and c (a_m1, c_m2) and longer in b (b_m3)
+    off = result.deception_by_bug_type["off_by_one"]
+    assert set(off) == {LengthGroup.SAME, LengthGroup.LONGER}
+    assert result.mutants_by_bug_type["off_by_one"] == {LengthGroup.SHORTER: 0, LengthGroup.SAME: 2, LengthGroup.LONGER: 2}
+    assert result.deception_by_bug_type["remove_edge_case_check"][LengthGroup.SHORTER].rate == 1.0
 
 
-def test_stacked_deception_against_single_edits_by_number_of_edits() -> None:
+def test_stacked_deception_per_query_first_on_queries_with_every_count() -> None:
     scores = family_scores(FAMILIES, REPORT, _full_matrix())  # canonicals: a 0.9, b 0.4, c 0.8
     stacked = StackedScores(
-        query_ids=("q_a", "q_b", "q_c"), corpus_ids=("s1", "s2", "s3", "s4", "s5"),
-        matrix=np.array([[0.95, 0.0, 0.0, 0.0, 0.0], [0.0, 0.1, 0.4, 0.0, 0.0], [0.0, 0.0, 0.0, 0.79, 0.0]]),
-        source_entry_ids=("a", "b", "b", "c", "zzz"), n_edits=(2, 2, 3, 4, 2),
+        query_ids=("q_a", "q_b", "q_c"), corpus_ids=("s1", "s2", "s3", "s4", "s5", "s6", "s7"),
+        matrix=np.array([[0.95, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0],
+                         [0.0, 0.1, 0.4, 0.0, 0.0, 0.0, 0.9],
+                         [0.0, 0.0, 0.0, 0.79, 0.0, 0.0, 0.0]]),
+        source_entry_ids=("a", "b", "b", "c", "zzz", "a", "b"), n_edits=(2, 2, 3, 4, 2, 3, 4),
     )
-    result = stacked_deception(stacked, scores, FAMILIES)
-    assert (result.stacked.deceived, result.stacked.decided) == (2, 4)  # s1 above a_c, s3 ties b_c
-    assert result.by_edits[2].rate == pytest.approx(1 / 2) and result.by_edits[3].rate == 1.0 and result.by_edits[4].rate == 0.0
-    assert result.unmatched == 1 and result.families == 3
-    single = result.single_same_families
-    assert (single.deceived, single.decided) == (1 + 3 + 1, 12)
-    assert result.difference_points == pytest.approx(100 * (2 / 4 - 5 / 12))
+    per_query = stacked_per_query(stacked, scores, FAMILIES)
+    assert per_query.counts == (1, 2, 3, 4) and per_query.unmatched == 1
+    # q_a: singles 1/4 (a_m0 ties), 2 edits s1 above, 3 edits s6 below, no 4; q_b: singles 3/4, s2 below, s3 ties, s7 above
+    assert np.array_equal(per_query.values[:2], [[0.25, 1.0, 0.0, np.nan], [0.75, 0.0, 1.0, 1.0]], equal_nan=True)
+    result = stacked_deception({"m": per_query}, StatsConfig(bootstrap_replicates=200))
+    assert result.queries == 1  # only q_b has a variant at every count
+    assert result.rates == {1: 0.75, 2: 0.0, 3: 1.0, 4: 1.0}
+    assert result.deltas[2] == pytest.approx((-0.75, -0.75, -0.75))  # one query: the interval is a point
+    pooled = stacked_deception({"m": per_query, "n": per_query}, StatsConfig(bootstrap_replicates=200))
+    assert pooled.rates == result.rates and pooled.variants == 2 * result.variants == 6
     with pytest.raises(ValueError):
         StackedScores(("q_a",), ("s1",), np.zeros((1, 2)), ("a",), (2,))

@@ -1,8 +1,6 @@
-"""Bootstrap intervals, McNemar, the sign-flip test and Holm on small hand-checkable cases."""
+"""Bootstrap intervals, McNemar and Holm on small hand-checkable cases (the sign-flip test: ``test_sign_flip``)."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import pytest
@@ -11,7 +9,6 @@ from scipy.stats import binomtest, bootstrap
 from execretrieval_mteb.analysis.bootstrap import percentile_interval, replicate_means, resample_counts
 from execretrieval_mteb.analysis.holm import holm_adjust
 from execretrieval_mteb.analysis.mcnemar import mcnemar_exact_p, mcnemar_tables
-from execretrieval_mteb.analysis.sign_flip import exact_p, sign_flip_p
 
 
 def test_resample_counts_are_a_multinomial_draw_per_replicate() -> None:
@@ -56,33 +53,6 @@ def test_mcnemar_table_by_hand() -> None:
     assert (table.a_only, table.b_only, table.both, table.neither) == (3, 1, 1, 1)
     # 3 vs 1 discordant: p = 2 * P(X <= 1), X ~ Bin(4, 1/2) = 2 * 5/16
     assert float(mcnemar_exact_p(3, 1)) == pytest.approx(10 / 16)
-
-
-def _brute_sign_flip(d: list[float]) -> float:
-    observed = abs(sum(d))
-    flips = [abs(sum(s * x for s, x in zip(signs, d, strict=True))) for signs in itertools.product((1, -1), repeat=len(d))]
-    return sum(f >= observed - 1e-12 for f in flips) / len(flips)
-
-
-@pytest.mark.parametrize("d", [[0.25, 0.0, 1.0, -0.5], [1.0, 1.0, 1.0], [0.5, -0.5], [1 / 3, 2 / 3, 1.0, 0.25, -0.75, 0.0, 0.5]])
-def test_exact_sign_flip_equals_enumeration(d: list[float]) -> None:
-    assert exact_p(np.array(d)) == pytest.approx(_brute_sign_flip([x for x in d if x != 0.0]))
-
-
-def test_sign_flip_by_hand_and_trivial_cases() -> None:
-    # three differences of 1: |T| = 3 only for all-plus and all-minus, 2 of 8 flips
-    assert exact_p(np.array([1.0, 1.0, 1.0])) == 0.25
-    assert exact_p(np.zeros(5)) == 1.0
-    p, flips, exact = sign_flip_p(np.array([0.5, 0.0, 0.25]), permutations=100, seed=0)
-    assert (flips, exact) == (4, True)
-
-
-def test_monte_carlo_sign_flip_is_close_to_the_exact_p() -> None:
-    d = np.array([0.25, 0.5, 1.0, 0.75, -0.25, 0.5, 1.0, -1.0, 0.5, 0.25, 0.75, 0.5, -0.5, 1.0, 0.25, 0.5, 0.75, -0.25])
-    exact = _brute_sign_flip(list(d))
-    p, flips, is_exact = sign_flip_p(d, permutations=20_000, seed=1, exact_max_nonzero=16)
-    assert not is_exact and flips == 20_000
-    assert p == pytest.approx(exact, abs=0.01)
 
 
 def test_holm_by_hand() -> None:

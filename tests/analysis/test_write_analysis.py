@@ -18,7 +18,7 @@ from execretrieval_mteb.analysis.synthetic import synthetic_systems
 from execretrieval_mteb.dataset.io import BuiltDataset
 from execretrieval_mteb.evaluation.metric_names import K_VALUES, MAIN_SCORE, Metric
 
-FAST = StatsConfig(bootstrap_replicates=1000, permutations=2000, directions=2000)
+FAST = StatsConfig(bootstrap_replicates=1000, directions=2000)
 
 
 Written = tuple[Path, AnalysisResult]
@@ -68,6 +68,9 @@ def test_bm25_ties_make_values_fractional_and_swapped_arguments_deceive(written:
     for model in result.models:
         # a bag-of-tokens model cannot see swapped arguments: every such mutant ties its canonical
         assert result.deception[model].by_bug_type["swap_arguments"].rate == 1.0
+        gap = result.similarity_gap[model]  # so "strictly below a mutant" is far rarer than "a mutant at least ties"
+        assert gap.share_mutant_above is not None and gap.share_mutant_at_least is not None
+        assert gap.share_mutant_above < gap.share_mutant_at_least - 0.3 and gap.decided_above == 1009
         assert result.pool_density[model].matches_leaderboard
         assert result.similarity_gap[model].decided == 1009
 
@@ -102,11 +105,10 @@ def _inputs(bundled: BuiltDataset, bm25_models: list[RealModel]) -> dict[str, An
     """Two BM25 models (one with its matrix), a synthetic dense model with embeddings and stacked mutants."""
     (dense,) = synthetic_systems(bundled, 1, seed=7)
     name = dense.report.model.name
-    entries = tuple(q.entry_id for q in bundled.queries[:50])
+    entries = tuple(q.entry_id for q in bundled.queries[:50]) * 3
     rng = np.random.default_rng(0)
-    stacked = StackedScores(dense.frozen.query_ids, tuple(f"s{i}" for i in range(50)),
-                            rng.random((1009, 50)).astype(np.float32), entries,
-                            tuple(int(n) for n in rng.integers(2, 5, 50)))
+    stacked = StackedScores(dense.frozen.query_ids, tuple(f"s{i}" for i in range(150)),
+                            rng.random((1009, 150)).astype(np.float32), entries, (2,) * 50 + (3,) * 50 + (4,) * 50)
     return {"reports": [m.report for m in bm25_models] + [dense.report],
             "frozen": {bm25_models[0].report.model.name: bm25_models[0].frozen, name: dense.frozen},
             "stacked": {name: stacked}, "embeddings": {name: dense.embeddings}}
@@ -118,8 +120,26 @@ def test_every_input_at_once_and_byte_identical_output(tmp_path: Path, bundled: 
     first = write_analysis(tmp_path / "one", dataset=bundled, config=FAST, **inputs)
     dense = inputs["reports"][-1].model.name
     assert first.geometric_chance[dense].to_json()["chance"] is not None
-    assert first.stacked[dense].stacked.decided == 50  # type: ignore[index,union-attr]
+    assert first.stacked[dense].queries == 50 and first.stacked[dense].variants == 150  # type: ignore[index,union-attr]
+    assert first.stacked_pooled.models == (dense,)  # type: ignore[union-attr]
+    assert first.truncation[dense].identical_mutants == 0  # type: ignore[union-attr]
     assert first.sources[bm25_models[1].report.model.name].value == "rankings"
+    # pooled numbers pool the dense model only: BM25's ties stay in its own rows
+    assert first.dense_models == (dense,)
+    assert first.deception_pooled == first.deception[dense]
+    assert first.length_bias_pooled == first.length_bias[dense]
+    analyses = json.loads((tmp_path / "one" / "analyses.json").read_text())
+    assert analyses[Analysis.DECEPTION.value]["pooled"]["models"] == [dense]
+    # per-domain means carry intervals, and the hardest-domain sentence quotes one
+    domains = first.per_domain
+    for d in domains.domains:
+        low, high = domains.across_models_ci[d][MAIN_SCORE]
+        assert low <= domains.across_models[d][MAIN_SCORE] <= high
+    hardest = domains.hardest(MAIN_SCORE)
+    low, high = domains.across_models_ci[hardest][MAIN_SCORE]
+    report = (tmp_path / "one" / "report.md").read_text()
+    assert f"Hardest domain across models: **{hardest}**" in report and f"[{low:.3f}, {high:.3f}]" in report
+    assert "| Δ exec@3 [95 %] | Δ exec@5 [95 %] |" in report and "population" in report
     second = write_analysis(tmp_path / "two", dataset=bundled, config=FAST, **_inputs(bundled, bm25_models))
     files = sorted(p.relative_to(tmp_path / "one") for p in first.files)
     assert files == sorted(p.relative_to(tmp_path / "two") for p in second.files)

@@ -21,11 +21,17 @@ def test_stacked_mutants_are_scored_on_request(tmp_path: Path) -> None:
     if not stacked_rows:
         pytest.fail("the fixture build made no stacked mutants; the fixture tasks must allow some")
     out = tmp_path / "results"
+    assert main(["run", "--data", str(data), "-o", str(out), "--quiet"]) == 0
+    corpus = out / "embeddings" / "sentence-transformers__all-MiniLM-L6-v2.npz"
+    evaluation = out / "evaluation" / "sentence-transformers__all-MiniLM-L6-v2.json"
+    before = {path: (path.stat().st_mtime_ns, path.read_bytes()) for path in (corpus, evaluation)}
+    # Asked for the stacked mutants afterwards: only they are encoded, the corpus and its evaluation are reused.
     assert main(["run", "--data", str(data), "-o", str(out), "--stacked", "--quiet"]) == 0
     assert (out / "embeddings" / "sentence-transformers__all-MiniLM-L6-v2.stacked.npz").is_file()
+    assert {path: (path.stat().st_mtime_ns, path.read_bytes()) for path in (corpus, evaluation)} == before
     stacked = json.loads((out / "analysis" / "analyses.json").read_text())["stacked_mutations"]
     for model in ("sentence-transformers/all-MiniLM-L6-v2", "execretrieval-mteb/bm25-code"):
-        assert stacked[model].get("computed", True) is not False, stacked[model]
+        assert stacked["by_model"][model].get("computed", True) is not False, stacked["by_model"][model]
     ids = {json.loads(line)["corpus_id"] for line in stacked_rows}
     for report in (out / "evaluation").glob("*.json"):  # never retrieved: they are not in the corpus
         listed = {r["corpus_id"] for q in json.loads(report.read_text())["per_query"] for r in q["top_results"]}

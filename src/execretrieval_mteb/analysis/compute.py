@@ -27,9 +27,10 @@ from .per_domain import per_domain
 from .pool_density import pool_density
 from .result import AnalysisResult
 from .similarity_gap import similarity_gap
-from .stacked import NOT_COMPUTED, StackedDeception, StackedScores, stacked_deception
+from .stacked import NOT_COMPUTED, StackedDeception, StackedScores, stacked_deception, stacked_per_query
 from .statistics import compute_statistics
 from .structure_baseline import structure_baseline
+from .truncation import Truncation, truncation
 
 NO_EMBEDDINGS = "not computed: needs the model's corpus embeddings (embeddings/<model>.npz)"
 NOT_DENSE = "not computed: not a dense embedding model"
@@ -61,20 +62,29 @@ def analyse(
     sizes = family_edit_sizes(families)
     lengths = length_groups(families)
     per_model_deception = {m: deception(deceived[m], families) for m in models}
+    dense = tuple(m for m in models if by_name[m].model.similarity != "bm25")
+    dense_deceived = {m: deceived[m] for m in dense}
 
     stacked_out: dict[str, StackedDeception | NotComputed] | NotComputed
+    stacked_pooled: StackedDeception | NotComputed = NotComputed(NOT_COMPUTED)
     if not stacked:
         stacked_out = NotComputed(NOT_COMPUTED)
     else:
-        stacked_out = {m: stacked_deception(stacked[m], scores[m], families) if m in stacked else NotComputed(NOT_COMPUTED)
+        per_query = {m: stacked_per_query(stacked[m], scores[m], families) for m in models if m in stacked}
+        stacked_out = {m: stacked_deception({m: per_query[m]}, config) if m in per_query else NotComputed(NOT_COMPUTED)
                        for m in models}
+        pooled_models = {m: per_query[m] for m in dense if m in per_query}
+        if pooled_models:
+            stacked_pooled = stacked_deception(pooled_models, config)
 
     chance: dict[str, GeometricChance | NotComputed] = {}
+    truncated: dict[str, Truncation | NotComputed] = {}
     for m in models:
         if embeddings and m in embeddings:
             chance[m] = geometric_chance(embeddings[m], families, config.directions, config.directions_seed)
+            truncated[m] = truncation(embeddings[m], families)
         else:
-            chance[m] = NotComputed(NOT_DENSE if by_name[m].model.similarity == "bm25" else NO_EMBEDDINGS)
+            chance[m] = truncated[m] = NotComputed(NOT_DENSE if by_name[m].model.similarity == "bm25" else NO_EMBEDDINGS)
 
     return AnalysisResult(
         statistics=statistics,
@@ -82,16 +92,19 @@ def analyse(
         miss_attribution={m: miss_attribution(by_name[m], families) for m in models},
         similarity_gap={m: similarity_gap(scores[m]) for m in models},
         deception=per_model_deception,
-        deception_pooled=pooled(per_model_deception),
+        dense_models=dense,
+        deception_pooled=pooled({m: per_model_deception[m] for m in dense}),
         pool_density={m: pool_density(by_name[m], families) for m in models},
         edit_size={m: edit_size_vs_deception(sizes, {m: deceived[m]}, families) for m in models},
-        edit_size_pooled=edit_size_vs_deception(sizes, deceived, families),
+        edit_size_pooled=edit_size_vs_deception(sizes, dense_deceived, families),
         stacked=stacked_out,
-        per_domain=per_domain(statistics.scores, families),
+        stacked_pooled=stacked_pooled,
+        per_domain=per_domain(statistics.scores, families, config),
         difficulty=difficulty(statistics.scores),
         family_accuracy={m: family_accuracy(scores[m], families) for m in models},
         structure_baseline=structure_baseline(families),
         geometric_chance=chance,
         length_bias={m: length_bias(lengths, {m: deceived[m]}, families) for m in models},
-        length_bias_pooled=length_bias(lengths, deceived, families),
+        length_bias_pooled=length_bias(lengths, dense_deceived, families),
+        truncation=truncated,
     )

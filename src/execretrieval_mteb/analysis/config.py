@@ -1,9 +1,9 @@
 """Fixed settings of every statistic and analysis: replicate counts, seeds, levels.
 
-Everything random here (bootstrap resamples, sign flips, random directions) is drawn from
+Everything random here (bootstrap resamples, random directions) is drawn from
 ``numpy.random.default_rng`` seeded from this object, so the same inputs always give the same
 numbers and byte-identical files. Each consumer takes its own stream (``seed + offset``), so
-changing, say, the number of sign flips does not move the bootstrap intervals.
+changing, say, the number of random directions does not move the bootstrap intervals.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from ..evaluation.standing import ALPHA
 class StatsConfig:
     bootstrap_replicates: int = 5_000
     """Query resamples for every interval (the study's 5,000)."""
-    permutations: int = 10_000
-    """Random sign-flip vectors of the paired permutation test."""
-    exact_max_nonzero: int = 16
-    """Enumerate all 2^n sign flips instead of sampling when at most this many differences are non-zero."""
+    enumeration_max: int = 16
+    """Sign-flip test: enumerate all 2^r signs of the r differences not of the most frequent magnitude
+    when r is at most this (``sign_flip``); beyond it, exact convolution on a grid or the saddlepoint."""
     directions: int = 10_000
     """Random query directions of the geometric chance level."""
     confidence: float = 0.95
@@ -31,10 +30,6 @@ class StatsConfig:
     @property
     def bootstrap_seed(self) -> int:
         return self.seed
-
-    @property
-    def permutation_seed(self) -> int:
-        return self.seed + 1
 
     @property
     def directions_seed(self) -> int:

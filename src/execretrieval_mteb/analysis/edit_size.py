@@ -9,10 +9,15 @@ a single-edit mutant differs in one place, and without stripping the matcher is 
 snippet length (18 s for the bundled 4,036 mutants, 0.2 s with it; on all 4,036 the sizes equal
 those of the unstripped diff).
 
-Sizes fall into bins 1 / 2-5 / 6-20 / 21+; per bin, deception (``deception``) per model and pooled.
-The association is ``scipy.stats.spearmanr`` between edit size and the deceived indicator over all
-decided (query, mutant, model) triples (tie-aware: average ranks, which matters since the indicator
-is 0/1 and most sizes are 1).
+The relative edit size divides it by the canonical's length in characters.
+
+Sizes fall into bins 1 / 2-5 / 6-20 / 21+; per bin, deception (``deception``) over the decided
+(query, mutant, model) triples, per model and pooled over the dense models. The association is the
+study's: one value per (canonical, mutant) pair, that pair's deception rate over the models (its
+mean deceived indicator over the models that decide it), and ``scipy.stats.spearmanr`` (tie-aware:
+average ranks, which matters since most sizes are 1) between it and the absolute and the relative
+edit size, so n is the number of pairs, not pairs x models (counting one mutant once per model
+would shrink p without adding information).
 """
 
 from __future__ import annotations
@@ -88,26 +93,39 @@ def spearman(x: np.ndarray, y: np.ndarray) -> Spearman:
 class EditSize:
     mutants_by_bin: dict[str, int]
     by_bin: dict[str, Rate]
-    spearman: Spearman
+    spearman_absolute: Spearman
+    """Edit size vs each pair's deception rate over the models, n = pairs."""
+    spearman_relative: Spearman
+    """Edit size / canonical length vs the same rates."""
 
     def to_json(self) -> dict[str, Any]:
         return {"mutants_by_bin": self.mutants_by_bin, "deception_by_bin": {b: r.to_json() for b, r in self.by_bin.items()},
-                "spearman_edit_size_vs_deceived": self.spearman.to_json()}
+                "spearman_pairs_absolute": self.spearman_absolute.to_json(),
+                "spearman_pairs_relative": self.spearman_relative.to_json()}
+
+
+def canonical_lengths(families: Families) -> np.ndarray:
+    """(n_queries,) characters of each canonical."""
+    return np.array([len(families.corpus[c].code) for c in families.canonical_ids], dtype=np.float64)
 
 
 def edit_size_vs_deception(sizes: np.ndarray, deceived: Mapping[str, np.ndarray], families: Families) -> EditSize:
-    """Over the given models' deceived matrices (one model, or all for the pooled numbers)."""
+    """Over the given models' deceived matrices (one model, or the dense models for the pooled numbers)."""
     mask = families.mutant_mask
     bins = size_bin(sizes)
     mutants_by_bin = {label: int(np.sum(mask & (bins == b))) for b, (label, _, _) in enumerate(BINS)}
     by_bin = {label: Rate(0.0, 0, 0) for label, _, _ in BINS}
-    xs, ys = [], []
     for matrix in deceived.values():
         for b, (label, _, _) in enumerate(BINS):
             by_bin[label] = by_bin[label] + Rate.of(matrix[mask & (bins == b)])
-        known = mask & ~np.isnan(matrix)
-        xs.append(sizes[known])
-        ys.append(matrix[known])
-    x = np.concatenate(xs) if xs else np.zeros(0)
-    y = np.concatenate(ys) if ys else np.zeros(0)
-    return EditSize(mutants_by_bin, by_bin, spearman(x.astype(float), y))
+    if deceived:
+        stack = np.stack(list(deceived.values()))
+        known = ~np.isnan(stack)
+        decided = mask & known.any(axis=0)
+        rate = np.where(decided, np.nansum(stack, axis=0) / np.maximum(known.sum(axis=0), 1), np.nan)
+    else:
+        decided = np.zeros_like(mask)
+        rate = np.full(mask.shape, np.nan)
+    relative = sizes / canonical_lengths(families)[:, None]
+    y = rate[decided]
+    return EditSize(mutants_by_bin, by_bin, spearman(sizes[decided].astype(float), y), spearman(relative[decided], y))

@@ -8,8 +8,9 @@ hurt. Tie-neutral like every metric here::
     family accuracy = mean over queries of acc(q)
 
 Naive chance is ``mean 1 / (1 + mutants)`` (0.2 with four), but that assumes the canonical is no
-different from its mutants in embedding space. Read it against ``structure_baseline`` (a floor that
-reads no query) and ``geometric_chance`` (the chance level of random query directions).
+different from its mutants in embedding space. Read it against ``geometric_chance`` (the chance
+level of random query directions, the floor); ``structure_baseline`` says how the families are
+built (the canonical is every family's unique medoid), not what chance gives.
 """
 
 from __future__ import annotations

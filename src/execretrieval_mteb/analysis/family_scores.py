@@ -57,6 +57,21 @@ class FamilyScores:
         out[~self.mutant_mask] = np.nan
         return out
 
+    def above(self) -> np.ndarray:
+        """(n_queries, width): 1.0 when the mutant scores strictly above the canonical, 0.0 when at most,
+        NaN when undecided or absent (the similarity gap's strict count; ``deceived`` counts ties too)."""
+        c = self.canonical[:, None]
+        m = self.mutants
+        b = self.bound[:, None]
+        c_known, m_known = ~np.isnan(c), ~np.isnan(m)
+        out = np.full(m.shape, np.nan)
+        both = c_known & m_known
+        out[both] = (m > c)[both]
+        out[c_known & ~m_known & (b <= c)] = 0.0
+        out[~c_known & m_known & (m > b)] = 1.0
+        out[~self.mutant_mask] = np.nan
+        return out
+
     def family_accuracy(self) -> np.ndarray:
         """(n_queries,) probability, under random tie-breaking, that the canonical ranks first in its
         family: 0 if a mutant scores above it, else 1 / (1 + mutants tied with it); NaN when undecided."""

@@ -7,11 +7,18 @@ drawn as paths, and neither format records a date or the software version.
 
 - ``exec_at_1``: exec@1 bars with 95 % intervals, exec@5 as markers;
 - ``exec_at_k``: exec@k against k per model;
-- ``per_domain``: heatmap of exec@1 by model and domain;
-- ``deception_by_bug_type``: pooled deception per bug type, each model as a dot;
+- ``per_domain``: mean exec@1 across models per domain with its 95 % query-bootstrap interval, each
+  model's own mean as a dot;
+- ``deception_by_bug_type``: deception per bug type pooled over the dense models (n mutants per
+  type in the labels), each model as a dot, the pooled overall rate and the 50 % line;
 - ``pool_density``: expected exec@1 against the number of own mutants kept;
 - ``similarity_gap``: histogram of canonical minus best-mutant score, one panel per model;
-- ``family_accuracy``: family accuracy against the geometric chance level and the structure baseline.
+- ``family_accuracy``: family accuracy against the geometric chance level (the floor), with the
+  construction property (canonical = unique medoid) marked as such.
+
+Every figure uses matplotlib's constrained layout, with legends outside the axes in the figure's
+own space, so nothing overlaps or is clipped at 2 or 24 models (the tests check every text's
+bounding box with the renderer).
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ def _figure(width: float, height: float) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), dpi=110)
+    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
     FigureCanvasAgg(figure)
     return figure
 
@@ -49,9 +56,19 @@ def _colors(n: int) -> list[Any]:
     return [cmap(i % cmap.N) for i in range(n)]
 
 
+def _legend_below(figure: Figure, ax: Any, columns: int, fontsize: float = 8) -> None:
+    """The axes' legend in the figure's space below the plot (constrained layout makes room for it)."""
+    handles, labels = ax.get_legend_handles_labels()
+    # as many columns as the widest entry allows across the figure (about 0.6 em per character plus the handle)
+    entry = max((len(label) for label in labels), default=1) * 0.6 * fontsize + 3.5 * fontsize
+    fit = int((figure.get_figwidth() * 72 - 24) // entry)
+    figure.legend(handles, labels, loc="outside lower center", ncol=max(1, min(columns, fit, len(labels))),
+                  fontsize=fontsize, frameon=False)
+
+
 def exec_at_1_bars(result: AnalysisResult) -> Figure:
     models = list(result.models)
-    figure = _figure(7.0, 1.2 + 0.32 * len(models))
+    figure = _figure(7.5, 2.0 + 0.3 * len(models))
     ax = figure.add_subplot()
     y = np.arange(len(models))[::-1]
     intervals = [result.intervals[m][MAIN_SCORE] for m in models]
@@ -61,12 +78,12 @@ def exec_at_1_bars(result: AnalysisResult) -> Figure:
     at5 = Metric.EXEC.key(5)
     if all(at5 in result.intervals[m] for m in models):
         ax.scatter([result.intervals[m][at5].mean for m in models], y, marker="D", color="#dd8452", zorder=3, label="exec@5")
-    ax.set_yticks(y, models)
+    ax.set_yticks(y, models, fontsize=8)
+    ax.set_ylim(-0.7, len(models) - 0.3)
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of queries")
-    ax.set_title("exec@1 with 95 % bootstrap intervals; exec@5 markers")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12 - 1.0 / (3 + len(models))), ncol=2, frameon=False)
-    figure.tight_layout()
+    ax.set_title("exec@1 with 95 % bootstrap intervals, exec@5 markers")
+    _legend_below(figure, ax, 2)
     return figure
 
 
@@ -83,8 +100,11 @@ def _curves(result: AnalysisResult, lines: dict[str, tuple[list[int], list[float
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=7, loc=legend, ncol=1 + len(result.models) // 12)
-    figure.tight_layout()
+    if len(result.models) <= 8:
+        ax.legend(fontsize=7, loc=legend)
+    else:
+        _legend_below(figure, ax, 3, fontsize=7)
+        figure.set_figheight(4.2 + 0.13 * len(result.models))
     return figure
 
 
@@ -96,42 +116,59 @@ def exec_at_k_curves(result: AnalysisResult) -> Figure:
     return _curves(result, lines, xlabel="k", ylabel="exec@k", title="exec@k", legend="lower right")
 
 
-def per_domain_heatmap(result: AnalysisResult) -> Figure:
-    domains = list(result.per_domain.domains)
-    models = list(result.models)
-    values = np.array([[result.per_domain.by_model[m][d][MAIN_SCORE] for d in domains] for m in models])
-    figure = _figure(1.8 + 0.75 * len(domains), 1.4 + 0.3 * len(models))
+def per_domain_intervals(result: AnalysisResult) -> Figure:
+    pd = result.per_domain
+    domains = list(pd.domains)
+    figure = _figure(7.0, 2.0 + 0.4 * len(domains))
     ax = figure.add_subplot()
-    image = ax.imshow(values, cmap="viridis", vmin=0.0, vmax=max(1e-9, float(values.max(initial=0.0))), aspect="auto")
-    ax.set_xticks(range(len(domains)), domains, rotation=40, ha="right")
-    ax.set_yticks(range(len(models)), models)
-    for i in range(len(models)):
-        for j in range(len(domains)):
-            ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=6,
-                    color="white" if values[i, j] < 0.6 * values.max(initial=0.0) else "black")
-    figure.colorbar(image, ax=ax, label="exec@1")
-    ax.set_title("exec@1 by domain")
-    figure.tight_layout()
+    y = np.arange(len(domains))[::-1]
+    for model, color in zip(result.models, _colors(len(result.models)), strict=True):
+        ax.scatter([pd.by_model[model][d][MAIN_SCORE] for d in domains], y, s=10, color=color, alpha=0.7,
+                   label=model if len(result.models) <= 8 else None, zorder=2)
+    means = np.array([pd.across_models[d][MAIN_SCORE] for d in domains])
+    cis = np.array([pd.across_models_ci[d][MAIN_SCORE] for d in domains])
+    ax.errorbar(means, y, xerr=np.abs(np.vstack([means - cis[:, 0], cis[:, 1] - means])), fmt="o", color="black",
+                capsize=4, zorder=3, label="mean of models (95 % interval)")
+    ax.set_yticks(y, [f"{d} (n {pd.queries[d]})" for d in domains], fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("exec@1")
+    ax.set_title("exec@1 by domain, with query-bootstrap intervals" + ("" if len(result.models) <= 8 else "; dots: models"))
+    _legend_below(figure, ax, 3)
     return figure
 
 
 def deception_by_bug_type(result: AnalysisResult) -> Figure:
-    types = sorted(result.deception_pooled.by_bug_type)
-    figure = _figure(7.0, 4.4 + 0.12 * len(result.models))
+    pooled = result.deception_pooled
+    types = sorted({t for m in result.models for t in result.deception[m].by_bug_type})
+    counts = _mutants_per_type(result)
+    figure = _figure(7.5, 2.6 + 0.45 * len(types))
     ax = figure.add_subplot()
-    x = np.arange(len(types))
-    pooled = [result.deception_pooled.by_bug_type[t].rate or 0.0 for t in types]
-    ax.bar(x, pooled, color="#c44e52", alpha=0.6, label="all models pooled")
+    y = np.arange(len(types))[::-1]
+    if result.dense_models:
+        ax.barh(y, [(pooled.by_bug_type[t].rate or 0.0) if t in pooled.by_bug_type else 0.0 for t in types],
+                color="#c44e52", alpha=0.6, label=f"dense models pooled ({len(result.dense_models)})")
+        if pooled.overall.rate is not None:
+            ax.axvline(pooled.overall.rate, color="#c44e52", linestyle="--", linewidth=1,
+                       label=f"dense pooled, all types ({100 * pooled.overall.rate:.1f} %)")
+    ax.axvline(0.5, color="black", linestyle=":", linewidth=1, label="50 %")
+    many = len(result.models) > 8
     for model, color in zip(result.models, _colors(len(result.models)), strict=True):
-        rates = [result.deception[model].by_bug_type[t].rate for t in types]
-        ax.scatter(x, [np.nan if r is None else r for r in rates], s=12, color=color, label=model, zorder=3)
-    ax.set_xticks(x, types, rotation=25, ha="right")
-    ax.set_ylim(0, 1.04)
-    ax.set_ylabel("share of (query, mutant) pairs deceived")
-    ax.set_title("Deception by bug type: mutant scored at least the canonical")
-    ax.legend(fontsize=6, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.3), frameon=False)
-    figure.tight_layout()
+        rates = [result.deception[model].by_bug_type[t].rate if t in result.deception[model].by_bug_type else None
+                 for t in types]
+        ax.scatter([np.nan if r is None else r for r in rates], y, s=12, color=color, zorder=3,
+                   label=None if many else model)
+    ax.set_yticks(y, [f"{t} (n {counts.get(t, 0)})" for t in types], fontsize=8)
+    ax.set_ylim(-0.7, len(types) - 0.3)
+    ax.set_xlim(0, 1.02)
+    ax.set_xlabel("share of (query, mutant) pairs deceived")
+    ax.set_title("Deception by bug type: mutant scored at least the canonical" + ("; dots: models" if many else ""))
+    _legend_below(figure, ax, 3)
     return figure
+
+
+def _mutants_per_type(result: AnalysisResult) -> dict[str, int]:
+    lb = result.length_bias_pooled
+    return {bt: sum(groups.values()) for bt, groups in lb.mutants_by_bug_type.items()}
 
 
 def pool_density_curves(result: AnalysisResult) -> Figure:
@@ -147,45 +184,62 @@ def similarity_gap_histograms(result: AnalysisResult) -> Figure:
     models = list(result.models)
     columns = min(4, len(models))
     rows = math.ceil(len(models) / columns)
-    figure = _figure(2.4 * columns, 1.9 * rows + 0.4)
-    for index, model in enumerate(models):
-        ax = figure.add_subplot(rows, columns, index + 1)
-        gaps = result.similarity_gap[model].known
+    figure = _figure(2.6 * columns + 0.6, 2.2 * rows + 0.9)
+    axes = figure.subplots(rows, columns, squeeze=False)
+    for index, ax in enumerate(axes.ravel()):
+        if index >= len(models):
+            ax.set_visible(False)
+            continue
+        model = models[index]
+        gap = result.similarity_gap[model]
+        gaps = gap.known
         if gaps.size:
             ax.hist(gaps, bins=40, color="#55a868")
         ax.axvline(0.0, color="black", linewidth=0.8)
-        ax.set_title(model, fontsize=7)
+        ax.set_title(f"{_short(model)}\n{_pct_text(gap.share_mutant_above)}: canonical below a mutant", fontsize=7)
         ax.tick_params(labelsize=6)
-    figure.suptitle("canonical score minus best mutant score, per query "
-                    "(at or left of 0: a mutant scores at least the canonical)", fontsize=9)
-    figure.tight_layout()
+        ax.locator_params(axis="x", nbins=4)
+    figure.supxlabel("canonical score minus best mutant score (model's own units)", fontsize=8)
+    figure.supylabel("queries", fontsize=8)
+    figure.suptitle("Canonical vs best mutant, per query\n(left of 0: a mutant scores above the canonical)", fontsize=9)
     return figure
+
+
+def _short(name: str, width: int = 30) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _pct_text(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f} %"
 
 
 def family_accuracy_bars(result: AnalysisResult) -> Figure:
     models = list(result.models)
-    figure = _figure(7.0, 1.4 + 0.32 * len(models))
+    figure = _figure(7.5, 2.2 + 0.3 * len(models))
     ax = figure.add_subplot()
     y = np.arange(len(models))[::-1]
     accuracy = [result.family_accuracy[m].accuracy for m in models]
     ax.barh(y, [np.nan if a is None else a for a in accuracy], color="#8172b3", label="family accuracy")
     chance = [c.chance if not isinstance(c, NotComputed) else np.nan for c in (result.geometric_chance[m] for m in models)]
-    ax.scatter(chance, y, marker="|", s=120, color="black", zorder=3, label="geometric chance")
-    ax.axvline(result.family_accuracy[models[0]].naive_chance, color="grey", linestyle=":", label="naive chance")
-    ax.axvline(result.structure_baseline.accuracy, color="#c44e52", linestyle="--", label="structure-only medoid")
-    ax.set_yticks(y, models)
-    ax.set_xlim(0, 1)
+    if not np.all(np.isnan(chance)):
+        ax.scatter(chance, y, marker="|", s=160, linewidths=2, color="black", zorder=3, label="geometric chance (floor)")
+    ax.axvline(result.family_accuracy[models[0]].naive_chance, color="grey", linestyle=":", label="naive chance 1/(1+mutants)")
+    base = result.structure_baseline
+    ax.axvline(base.accuracy, color="#c44e52", linestyle="--", linewidth=1.5,
+               label=f"construction property: canonical = unique medoid ({base.canonical_unique_medoid}/{base.per_query.size})")
+    ax.set_yticks(y, models, fontsize=8)
+    ax.set_ylim(-0.7, len(models) - 0.3)
+    ax.set_xlim(0, 1.05)
     ax.set_xlabel("share of queries whose canonical outranks all its own mutants")
-    ax.set_title("Family accuracy against its chance levels")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 1.0 / (3 + len(models))), ncol=4, frameon=False)
-    figure.tight_layout()
+    ax.set_title("Family accuracy against the geometric chance level")
+    _legend_below(figure, ax, 2)
     return figure
 
 
 FIGURES: dict[str, Callable[[AnalysisResult], Figure]] = {
     "exec_at_1": exec_at_1_bars,
     "exec_at_k": exec_at_k_curves,
-    "per_domain": per_domain_heatmap,
+    "per_domain": per_domain_intervals,
     "deception_by_bug_type": deception_by_bug_type,
     "pool_density": pool_density_curves,
     "similarity_gap": similarity_gap_histograms,

@@ -4,19 +4,23 @@ For models A (higher on the leaderboard) and B over the same n queries, ``delta 
 
 - test: the exact McNemar test (``mcnemar``) when both models' per-query values are all 0 or 1,
   otherwise (ties make exec@k fractional; execution_precision@k and nDCG@k are fractions) the paired
-  sign-flip permutation test (``sign_flip``); each result names the test it used (``PairedTest``);
+  sign-flip permutation test (``sign_flip``); each result names the test it used (``PairedTest``)
+  and, for the sign-flip test, how its p-value was computed (``SignFlipMethod``: exact enumeration,
+  exact lattice convolution, or the saddlepoint approximation);
 - ``p_holm``: Holm's adjustment (``holm``) across all pairs of models on that metric and k;
 - ``bootstrap_ci_95``: percentile interval of the difference of the replicate means, both models
-  resampled with the same query indices (``bootstrap``).
+  resampled with the same query indices (``bootstrap``), for every pair (in blocks of pairs, so
+  100 models' 4,950 pairs need no more memory than 24 models' 276).
 
-``pairwise_tests.json`` keeps the study's shape and adds the test's name and both p-values::
+``pairwise_tests.json`` keeps the study's shape and adds the test's name, how p was computed and
+both p-values::
 
     {"A vs B": {metric: {a_only, b_only, both, neither, a_rate, b_rate, delta, mcnemar_exact_p,
-                         bootstrap_ci_95: [low, high], test, p, p_holm, nonzero_differences,
-                         sign_flips, exact}}}
+                         bootstrap_ci_95: [low, high], test, method, exact, p, p_holm,
+                         nonzero_differences}}}
 
 ``a_only``, ``b_only``, ``both``, ``neither`` and ``mcnemar_exact_p`` are null where the values are
-not 0/1; ``sign_flips`` (the number of sign vectors, 2^m when enumerated exactly) is null for McNemar.
+not 0/1; ``method`` is null for McNemar.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from .config import StatsConfig
 from .holm import holm_adjust
 from .mcnemar import McNemarCounts, mcnemar_exact_p, mcnemar_tables
 from .score_matrix import ScoreMatrix
-from .sign_flip import exact_p, monte_carlo_p, sign_matrix
+from .sign_flip import SignFlipMethod, common_grid, sign_flip_p_values
 
 
 class PairedTest(enum.Enum):
@@ -57,8 +61,12 @@ class PairResult:
     ci_high: float
     counts: McNemarCounts | None
     nonzero_differences: int
-    sign_flips: int | None
-    exact: bool
+    method: SignFlipMethod | None
+    """How the sign-flip test's p was computed; None for McNemar (always exact)."""
+
+    @property
+    def exact(self) -> bool:
+        return self.method is None or self.method.exact
 
     @property
     def label(self) -> str:
@@ -76,7 +84,8 @@ class PairResult:
             "mcnemar_exact_p": self.p if self.test is PairedTest.MCNEMAR_EXACT else None,
             "bootstrap_ci_95": [self.ci_low, self.ci_high],
             "test": self.test.value, "p": self.p, "p_holm": self.p_holm,
-            "nonzero_differences": self.nonzero_differences, "sign_flips": self.sign_flips, "exact": self.exact,
+            "method": None if self.method is None else self.method.value, "exact": self.exact,
+            "nonzero_differences": self.nonzero_differences,
         }
 
 
@@ -86,20 +95,16 @@ def model_pairs(n_models: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _flipped_statistics(scores: ScoreMatrix, ia: np.ndarray, ib: np.ndarray, config: StatsConfig) -> np.ndarray:
-    """(R, n_models * n_metrics) ``S @ V`` for the columns some Monte Carlo sign-flip test needs (zeros elsewhere)."""
-    n, _, n_metrics = scores.values.shape
-    binary = scores.is_binary()
-    needed = np.zeros(scores.flat.shape[1], dtype=bool)
-    for m in range(n_metrics):
-        fractional = ~(binary[ia, m] & binary[ib, m])
-        many = np.count_nonzero(scores.values[:, ia, m] != scores.values[:, ib, m], axis=0) > config.exact_max_nonzero
-        pairs = np.flatnonzero(fractional & many)
-        needed[ia[pairs] * n_metrics + m] = needed[ib[pairs] * n_metrics + m] = True
-    flipped = np.zeros((config.permutations if needed.any() else 0, needed.size))
-    if needed.any():
-        flipped[:, needed] = sign_matrix(n, config.permutations, config.permutation_seed) @ scores.flat[:, needed]
-    return flipped
+PAIR_BLOCK = 2_000
+"""Pairs whose paired-bootstrap differences are held in memory at once (B x 2,000 floats)."""
+
+
+def _paired_intervals(replicates: np.ndarray, ca: np.ndarray, cb: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    low, high = np.empty(ca.size), np.empty(ca.size)
+    for begin in range(0, ca.size, PAIR_BLOCK):
+        block = slice(begin, begin + PAIR_BLOCK)
+        low[block], high[block] = percentile_interval(replicates[:, ca[block]] - replicates[:, cb[block]], confidence)
+    return low, high
 
 
 def pairwise_tests(scores: ScoreMatrix, replicates: np.ndarray, config: StatsConfig) -> list[PairResult]:
@@ -107,31 +112,26 @@ def pairwise_tests(scores: ScoreMatrix, replicates: np.ndarray, config: StatsCon
     _, n_models, n_metrics = scores.values.shape
     ia, ib = model_pairs(n_models)
     binary = scores.is_binary()
-    flipped = _flipped_statistics(scores, ia, ib, config)
     by_metric: list[list[PairResult]] = []
     for m, key in enumerate(scores.metrics):
         d = scores.values[:, ia, m] - scores.values[:, ib, m]  # (n, pairs)
         ca, cb = ia * n_metrics + m, ib * n_metrics + m
-        low, high = percentile_interval(replicates[:, ca] - replicates[:, cb], config.confidence)
+        low, high = _paired_intervals(replicates, ca, cb, config.confidence)
         nonzero = np.count_nonzero(d, axis=0)
         use_mcnemar = binary[ia, m] & binary[ib, m]
         p = np.empty(len(ia))
-        flips: list[int | None] = [None] * len(ia)
-        exact = np.ones(len(ia), dtype=bool)
+        methods: list[SignFlipMethod | None] = [None] * len(ia)
         counts: list[McNemarCounts | None] = [None] * len(ia)
         mc = np.flatnonzero(use_mcnemar)
         tables = mcnemar_tables(scores.values[:, ia[mc], m], scores.values[:, ib[mc], m])
         for i, table in zip(mc, tables, strict=True):
             counts[i] = table
         p[mc] = mcnemar_exact_p(np.array([t.a_only for t in tables], dtype=int), np.array([t.b_only for t in tables], dtype=int))
-        for i in np.flatnonzero(~use_mcnemar & (nonzero <= config.exact_max_nonzero)):
-            p[i], flips[i] = exact_p(d[:, i]), 2 ** int(nonzero[i])
-        sampled = np.flatnonzero(~use_mcnemar & (nonzero > config.exact_max_nonzero))
-        if sampled.size:
-            p[sampled] = monte_carlo_p(d[:, sampled].sum(axis=0), flipped[:, ca[sampled]] - flipped[:, cb[sampled]])
-            exact[sampled] = False
-            for i in sampled:
-                flips[i] = config.permutations
+        flip = np.flatnonzero(~use_mcnemar)
+        if flip.size:
+            p[flip], flip_methods = sign_flip_p_values(d[:, flip], common_grid(scores.values[:, :, m]), config.enumeration_max)
+            for i, method in zip(flip, flip_methods, strict=True):
+                methods[i] = method
         p_holm = holm_adjust(p)
         results = []
         for x in range(len(ia)):
@@ -142,7 +142,7 @@ def pairwise_tests(scores: ScoreMatrix, replicates: np.ndarray, config: StatsCon
                 a_rate=float(scores.means[a, m]), b_rate=float(scores.means[b, m]),
                 delta=float(scores.means[a, m] - scores.means[b, m]),
                 p=float(p[x]), p_holm=float(p_holm[x]), ci_low=float(low[x]), ci_high=float(high[x]),
-                counts=counts[x], nonzero_differences=int(nonzero[x]), sign_flips=flips[x], exact=bool(exact[x]),
+                counts=counts[x], nonzero_differences=int(nonzero[x]), method=methods[x],
             ))
         by_metric.append(results)
     return [by_metric[m][i] for i in range(len(ia)) for m in range(n_metrics)]

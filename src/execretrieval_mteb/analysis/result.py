@@ -35,6 +35,7 @@ from .similarity_gap import SimilarityGap
 from .stacked import StackedDeception
 from .statistics import Statistics
 from .structure_baseline import StructureBaseline
+from .truncation import Truncation
 
 
 class Analysis(enum.Enum):
@@ -50,6 +51,7 @@ class Analysis(enum.Enum):
     STRUCTURE_BASELINE = "structure_baseline"
     GEOMETRIC_CHANCE = "geometric_chance"
     LENGTH_BIAS = "length_bias"
+    TRUNCATION = "truncation"
 
 
 @dataclass(frozen=True)
@@ -59,11 +61,15 @@ class AnalysisResult:
     miss_attribution: Mapping[str, MissAttribution]
     similarity_gap: Mapping[str, SimilarityGap]
     deception: Mapping[str, Deception]
+    dense_models: tuple[str, ...]
+    """The models the pooled numbers pool (every model but BM25, as the study pools its dense ones)."""
     deception_pooled: Deception
     pool_density: Mapping[str, PoolDensity]
     edit_size: Mapping[str, EditSize]
     edit_size_pooled: EditSize
     stacked: Mapping[str, StackedDeception | NotComputed] | NotComputed
+    stacked_pooled: StackedDeception | NotComputed
+    """Over the dense models with stacked scores (per query first, then over models)."""
     per_domain: PerDomain
     difficulty: Difficulty
     family_accuracy: Mapping[str, FamilyAccuracy]
@@ -71,6 +77,7 @@ class AnalysisResult:
     geometric_chance: Mapping[str, GeometricChance | NotComputed]
     length_bias: Mapping[str, LengthBias]
     length_bias_pooled: LengthBias
+    truncation: Mapping[str, Truncation | NotComputed]
     files: tuple[Path, ...] = field(default=())
 
     @property
@@ -90,21 +97,25 @@ class AnalysisResult:
         def per_model(values: Mapping[str, Any]) -> dict[str, Any]:
             return {model: values[model].to_json() for model in self.models if model in values}
 
-        stacked = self.stacked.to_json() if isinstance(self.stacked, NotComputed) else per_model(self.stacked)
+        stacked = (self.stacked.to_json() if isinstance(self.stacked, NotComputed)
+                   else {"by_model": per_model(self.stacked), "pooled": self.stacked_pooled.to_json()})
         blobs: dict[Analysis, Any] = {
             Analysis.MISS_ATTRIBUTION: per_model(self.miss_attribution),
             Analysis.SIMILARITY_GAP: per_model(self.similarity_gap),
             Analysis.DECEPTION: {"by_model": per_model(self.deception),
-                                 "pooled": {"models": list(self.models), **self.deception_pooled.to_json()}},
+                                 "pooled": {"models": list(self.dense_models), **self.deception_pooled.to_json()}},
             Analysis.POOL_DENSITY: per_model(self.pool_density),
-            Analysis.EDIT_SIZE: {"by_model": per_model(self.edit_size), "pooled": self.edit_size_pooled.to_json()},
+            Analysis.EDIT_SIZE: {"by_model": per_model(self.edit_size),
+                                 "pooled": {"models": list(self.dense_models), **self.edit_size_pooled.to_json()}},
             Analysis.STACKED: stacked,
             Analysis.PER_DOMAIN: self.per_domain.to_json(),
             Analysis.DIFFICULTY: self.difficulty.to_json(),
             Analysis.FAMILY_ACCURACY: per_model(self.family_accuracy),
             Analysis.STRUCTURE_BASELINE: self.structure_baseline.to_json(),
             Analysis.GEOMETRIC_CHANCE: per_model(self.geometric_chance),
-            Analysis.LENGTH_BIAS: {"by_model": per_model(self.length_bias), "pooled": self.length_bias_pooled.to_json()},
+            Analysis.LENGTH_BIAS: {"by_model": per_model(self.length_bias),
+                                   "pooled": {"models": list(self.dense_models), **self.length_bias_pooled.to_json()}},
+            Analysis.TRUNCATION: per_model(self.truncation),
         }
         return {
             "models": list(self.models),

@@ -14,6 +14,7 @@ its scores to two decimals, so ties (and fractional exec@k) occur as with BM25.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,21 +54,20 @@ class SyntheticSystem:
     embeddings: FamilyEmbeddings
 
 
-def synthetic_systems(dataset: BuiltDataset, count: int, seed: int = 0, dim: int = 64, depth: int = 100) -> list[SyntheticSystem]:
+def _systems(dataset: BuiltDataset, count: int, seed: int, dim: int) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+    """(name, query x corpus score matrix, corpus embeddings) of each synthetic system in turn."""
     rng = np.random.default_rng(seed)
-    query_ids = tuple(q.query_id for q in dataset.queries)
-    corpus_ids = tuple(c.corpus_id for c in dataset.corpus)
-    column = {cid: j for j, cid in enumerate(corpus_ids)}
+    n_queries, n_corpus = len(dataset.queries), len(dataset.corpus)
+    column = {c.corpus_id: j for j, c in enumerate(dataset.corpus)}
     entry_row = {q.entry_id: i for i, q in enumerate(dataset.queries)}
-    centres = rng.standard_normal((len(query_ids), dim))
+    centres = rng.standard_normal((n_queries, dim))
     family = np.array([entry_row.get(c.source_entry_id, 0) for c in dataset.corpus])
     canonical_col = np.array([column[q.correct_corpus_ids[0]] for q in dataset.queries])
-    base = centres[family] + 0.3 * rng.standard_normal((len(corpus_ids), dim))
-    base[canonical_col] = centres + 0.3 * rng.standard_normal((len(query_ids), dim))
-    is_mutant = np.ones(len(corpus_ids), dtype=bool)
+    base = centres[family] + 0.3 * rng.standard_normal((n_corpus, dim))
+    base[canonical_col] = centres + 0.3 * rng.standard_normal((n_queries, dim))
+    is_mutant = np.ones(n_corpus, dtype=bool)
     is_mutant[canonical_col] = False
     base[is_mutant] = base[canonical_col][family[is_mutant]] + 0.15 * rng.standard_normal((int(is_mutant.sum()), dim))
-    systems = []
     for s in range(count):
         corpus = base + 0.05 * rng.standard_normal(base.shape)
         skill = 0.2 + 1.6 * s / max(1, count - 1)
@@ -78,9 +78,24 @@ def synthetic_systems(dataset: BuiltDataset, count: int, seed: int = 0, dim: int
         matrix = (q @ c.T).astype(np.float32)
         if s % 4 == 3:
             matrix = np.round(matrix, 2)
-        name = f"synthetic-{s:02d}"
+        yield f"synthetic-{s:02d}", matrix, corpus
+
+
+def synthetic_systems(dataset: BuiltDataset, count: int, seed: int = 0, dim: int = 64, depth: int = 100) -> list[SyntheticSystem]:
+    query_ids = tuple(q.query_id for q in dataset.queries)
+    corpus_ids = tuple(c.corpus_id for c in dataset.corpus)
+    systems = []
+    for name, matrix, corpus in _systems(dataset, count, seed, dim):
         report = report_from_matrix(name, matrix, dataset, similarity="cosine", query_ids=query_ids,
                                     corpus_ids=corpus_ids, depth=depth)
         systems.append(SyntheticSystem(report, FrozenScores(query_ids, corpus_ids, matrix),
                                        FamilyEmbeddings(corpus_ids, corpus.astype(np.float32), Similarity.COSINE)))
     return systems
+
+
+def synthetic_reports(dataset: BuiltDataset, count: int, seed: int = 0, dim: int = 64, depth: int = 100) -> list[ModelReport]:
+    """The same systems' reports only (no matrices kept: 100 systems' matrices would take 2 GB)."""
+    query_ids = tuple(q.query_id for q in dataset.queries)
+    corpus_ids = tuple(c.corpus_id for c in dataset.corpus)
+    return [report_from_matrix(name, matrix, dataset, similarity="cosine", query_ids=query_ids, corpus_ids=corpus_ids,
+                               depth=depth) for name, matrix, _ in _systems(dataset, count, seed, dim)]

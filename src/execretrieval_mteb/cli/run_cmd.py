@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from ..results.results_folder import ResultsFolder, model_slug
     from ..mteb_task.default_model import SHORT_NAME
     from ..mteb_task.embedded import ensure_installed
-    from ..results.encode import encode, identity_of
+    from ..results.encode import encode, encode_stacked, identity_of
+    from ..results.frozen import load_frozen, save_frozen
     from ..mteb_task.models import BM25_NAME, ModelKind, load, resolve
     from ..mteb_task.registration import ensure_registered
     from ..mteb_task.task import load_task
@@ -83,9 +84,18 @@ def run(args: argparse.Namespace) -> int:
         try:
             wants_stacked = args.stacked and spec.kind is not ModelKind.BM25 and bool(dataset.stacked)
             missing_stacked = wants_stacked and not folder.stacked_embeddings(slug).is_file()
-            if not args.overwrite and not missing_stacked and _reusable(folder, slug, spec, dataset.fingerprint):
-                say(f"  already evaluated on this dataset: reusing {folder.evaluation(slug)} (--overwrite re-encodes)")
-                continue
+            if not args.overwrite and _reusable(folder, slug, spec, dataset.fingerprint):
+                if missing_stacked and folder.embeddings(slug).is_file():
+                    # Only the stacked mutants are new: encode them beside the saved query matrix, not the corpus again.
+                    stacked_frozen = encode_stacked(load(spec, args.device), task, load_frozen(folder.embeddings(slug)),
+                                                    batch_size=args.batch_size, progress=not args.quiet)
+                    save_frozen(folder.stacked_embeddings(slug), stacked_frozen)
+                    say(f"  already evaluated on this dataset: reusing {folder.evaluation(slug)}; encoded the "
+                        f"{len(dataset.stacked)} stacked mutants only")
+                    continue
+                if not missing_stacked:
+                    say(f"  already evaluated on this dataset: reusing {folder.evaluation(slug)} (--overwrite re-encodes)")
+                    continue
             if spec.kind is ModelKind.EMBEDDED and spec.path is None:
                 ensure_installed(say)
             model = load(spec, args.device)
