@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, str] = {
     "hub": "execretrieval_mteb.cli.hub_cmd",
     "submit": "execretrieval_mteb.cli.submit_cmd",
     "models": "execretrieval_mteb.cli.models_cmd",
+    "wild": "execretrieval_mteb.cli.wild_cmd",
 }
 
 SUMMARIES: dict[str, str] = {
@@ -46,6 +47,7 @@ SUMMARIES: dict[str, str] = {
     "models": "set up the embedded model for mteb's own routes (install-embedded)",
     "hub": "release on the Hugging Face Hub: stage the release folder, push it as one commit, pin it",
     "submit": "package a results folder for MTEB's results repository and the static leaderboard",
+    "wild": "build the open task's wild corpus (real functions of the installed code; otherwise built on first use)",
 }
 
 DESCRIPTION = "ExecRetrieval: execution-verified code retrieval against near-clone buggy distractors."
