@@ -95,7 +95,7 @@ def load_wild(root: Path | str) -> WildCorpus:
 
 
 def load_validation(root: Path | str = OPEN_DATA_DIR) -> Mapping[str, ValidationRecord]:
-    """Per query id, its validation reference and generator (verified)."""
+    """Per target function name (globally unique across tasks), its validation reference and generator (verified)."""
     root = Path(root)
     path = root / VALIDATION
     if not path.is_file():
@@ -108,7 +108,7 @@ def load_validation(root: Path | str = OPEN_DATA_DIR) -> Mapping[str, Validation
             record = ValidationRecord(str(obj["query_id"]), obj["function_name"], obj["reference"], obj["inputs"])
         except KeyError as exc:
             raise DatasetError(f"{path}:{number}: missing field {exc}") from None
-        out[record.query_id] = record
+        out[record.function_name] = record
     return out
 
 
@@ -125,6 +125,7 @@ class OpenPool:
     closed: BuiltDataset
     wild: Mapping[str, WildRecord]
     validation: Mapping[str, ValidationRecord]
+    """By query id."""
     wild_fingerprint: str
 
     @property
@@ -133,12 +134,14 @@ class OpenPool:
 
 
 def open_pool(closed: BuiltDataset, wild: WildCorpus, validation: Mapping[str, ValidationRecord] | None = None) -> OpenPool:
-    """Join the three parts; every query must have its validation reference."""
-    validation = load_validation() if validation is None else validation
-    missing = [q.query_id for q in closed.queries if q.query_id not in validation]
+    """Join the three parts; every query must have its validation reference, joined by its target's name
+    (``validation`` by function name, as ``load_validation`` returns it; default: the shipped one)."""
+    by_name = load_validation() if validation is None else validation
+    missing = [q.query_id for q in closed.queries if (q.function_name or "") not in by_name]
     if missing:
         raise DatasetError(f"{OPEN_DATA_DIR / VALIDATION}: no validation reference for {len(missing)} queries "
-                           f"(first {missing[0]}); it was written for another dataset")
+                           f"(first {missing[0]}); it was written from other task files")
+    validation = {q.query_id: by_name[q.function_name or ""] for q in closed.queries}
     clash = next((c.corpus_id for c in closed.corpus if c.corpus_id.startswith("w_")), None)
     if clash is not None:
         raise DatasetError(f"{closed.root}: snippet id {clash} uses the wild corpus's prefix w_")

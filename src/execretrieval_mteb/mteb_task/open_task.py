@@ -96,6 +96,8 @@ class ExecRetrievalOpen(AbsTaskRetrieval):
         self.fingerprint: str | None = self._cheap_fingerprint()
         self._set_revision()
         self._passing: dict[str, frozenset[str]] = {}
+        self.judge_seconds = 0.0
+        """Wall time the metric hook spent judging wild pairs (so callers can tell encoding time apart)."""
 
     def _resolved_wild_dir(self) -> Path:
         from ..construction.wild.store import default_wild_dir
@@ -163,10 +165,13 @@ class ExecRetrievalOpen(AbsTaskRetrieval):
         hf_subset: str,
     ) -> dict[str, float]:
         """exec@k, execution_precision@k and tie-neutral nDCG@k, every top-10 wild pair judged in the sandbox."""
+        import time
+
         from ..evaluation.open_pipeline import judge_wild_pairs
         from ..oracle.api import Oracle
 
         assert self.pool is not None
+        started = time.perf_counter()
         rankings = {qid: Ranking.from_scores(docs) for qid, docs in results.items()}
         pairs = sorted({(qid, cid) for qid, r in rankings.items() for cid in r.candidates(DEPTH) if cid in self.pool.wild})
         passing = {qid: set(self._passing.get(qid, ())) for qid in qrels}
@@ -176,6 +181,7 @@ class ExecRetrievalOpen(AbsTaskRetrieval):
                 for (qid, cid), verdict in judge_wild_pairs(self.pool, pairs, oracle).items():
                     if verdict.passed:
                         passing.setdefault(qid, set()).add(cid)
+        self.judge_seconds += time.perf_counter() - started
         relevant = {qid: frozenset(cid for cid, rel in docs.items() if rel > 0) for qid, docs in qrels.items()}
         frozen = {qid: frozenset(ids) for qid, ids in passing.items()}
         return score_rankings(qrels.keys(), rankings, frozen, relevant, K_VALUES).means()

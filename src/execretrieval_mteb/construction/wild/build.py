@@ -44,7 +44,7 @@ from .dedup import exact_key, whitespace_key
 from .extract import Function, Grammar, Rejection, decode, functions
 from .sources import Interpreter, Source, all_sources, is_test_file, sandbox_interpreter
 
-BUILDER_VERSION = 1
+BUILDER_VERSION = 2
 WILD_CORPUS, SOURCES, CARD = "wild_corpus.jsonl", "sources.json", "README.md"
 ID_PREFIX = "w_"
 

@@ -114,9 +114,11 @@ def _only_stdlib(node: ast.FunctionDef, grammar: Grammar) -> bool:
 
 
 def global_reads(code: str) -> set[str]:
-    """Names the module-level function in ``code`` (and anything nested in it) resolves globally."""
+    """Names the module-level function in ``code`` resolves globally: in its body (and anything nested in
+    it), its decorators, default values and annotations."""
     table = symtable.symtable(code, "<wild>", "exec")
-    names: set[str] = set()
+    # decorators, default values and annotations are evaluated in the module's scope, at definition
+    names = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
     stack = list(table.get_children())
     while stack:
         scope = stack.pop()
