@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,18 @@ def test_the_default_run_stays_closed() -> None:
 
     parser, _ = build_parser(["run"])
     assert parser.parse_args(["run"]).open is False
+
+
+def test_mteb_cli_runs_the_open_task(tiny_dataset: Path, small_wild: Path, tmp_path: Path) -> None:
+    """`mteb run -t ExecRetrievalOpen`, the data chosen by environment as for any mteb run."""
+    mteb_bin = Path(sys.executable).with_name("mteb")
+    env = {**os.environ, "EXECRETRIEVAL_DATA": str(tiny_dataset), "EXECRETRIEVAL_WILD": str(small_wild),
+           "XDG_CACHE_HOME": str(tmp_path / "xdg"), "MTEB_CACHE": str(tmp_path / "mteb-cache")}
+    done = subprocess.run([str(mteb_bin), "run", "-t", "ExecRetrievalOpen", "-m", "execretrieval-mteb/bm25-code",
+                           "--output-folder", str(tmp_path / "results"), "--no-co2-tracker"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (result,) = (tmp_path / "results").rglob("ExecRetrievalOpen.json")
+    scores = json.loads(result.read_text())["scores"]["test"][0]
+    assert scores["main_score"] == scores[MAIN_SCORE] and "exec_at_10" in scores
+    assert (tmp_path / "xdg" / "execretrieval-mteb" / "oracle-open.sqlite").is_file()  # wild pairs ran in the sandbox
