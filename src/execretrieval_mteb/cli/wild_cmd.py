@@ -16,6 +16,7 @@ HELP = "Build the open task's wild corpus: real top-level functions of the insta
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_quiet(parser)  # before or after the action, like -v
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     build = sub.add_parser("build", help="build the wild corpus (offline, deterministic)", description=HELP)
     build.add_argument("-o", "--output", type=Path, default=None,
@@ -26,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="only this source (repeatable; 'python-stdlib' is the standard library)")
     build.add_argument("--max-functions", type=positive_int, default=None, metavar="N",
                        help="stop after N functions (a small pool, e.g. for tests)")
-    add_quiet(build)
+    build.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars or progress lines")
 
 
 def run(args: argparse.Namespace) -> int:
