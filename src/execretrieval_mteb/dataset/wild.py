@@ -127,16 +127,20 @@ class OpenPool:
     validation: Mapping[str, ValidationRecord]
     """By query id."""
     wild_fingerprint: str
+    validation_fingerprint: str = ""
+    """Of the shipped ``data/open`` (its references decide wild verdicts); empty for a caller's own mapping."""
 
     @property
     def fingerprint(self) -> str:
-        return combined_fingerprint(self.closed.fingerprint, self.wild_fingerprint)
+        """Which open pool, exactly: the closed dataset's, the wild corpus's and the validation data's fingerprints."""
+        return combined_fingerprint(self.closed.fingerprint, self.wild_fingerprint, self.validation_fingerprint)
 
 
 def open_pool(closed: BuiltDataset, wild: WildCorpus, validation: Mapping[str, ValidationRecord] | None = None) -> OpenPool:
     """Join the three parts; every query must have its validation reference, joined by its target's name
     (``validation`` by function name, as ``load_validation`` returns it; default: the shipped one)."""
     by_name = load_validation() if validation is None else validation
+    validation_fingerprint = validation_data_fingerprint() if validation is None else ""
     missing = [q.query_id for q in closed.queries if (q.function_name or "") not in by_name]
     if missing:
         raise DatasetError(f"{OPEN_DATA_DIR / VALIDATION}: no validation reference for {len(missing)} queries "
@@ -145,4 +149,9 @@ def open_pool(closed: BuiltDataset, wild: WildCorpus, validation: Mapping[str, V
     clash = next((c.corpus_id for c in closed.corpus if c.corpus_id.startswith("w_")), None)
     if clash is not None:
         raise DatasetError(f"{closed.root}: snippet id {clash} uses the wild corpus's prefix w_")
-    return OpenPool(closed, wild.by_id(), validation, wild.fingerprint)
+    return OpenPool(closed, wild.by_id(), validation, wild.fingerprint, validation_fingerprint)
+
+
+def validation_data_fingerprint(root: Path = OPEN_DATA_DIR) -> str:
+    """sha256 of the shipped validation data's ``SHA256SUMS`` (cheap: nothing else is read)."""
+    return manifest.fingerprint(root, [root / VALIDATION])

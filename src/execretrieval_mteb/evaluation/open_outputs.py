@@ -82,6 +82,7 @@ def open_report_json(evaluation: OpenEvaluation, pool: OpenPool) -> dict[str, An
         **identity_record(report.model),
         "dataset": {"fingerprint": report.dataset_fingerprint, "revision": report.dataset_revision,
                     "closed_fingerprint": pool.closed.fingerprint, "wild_fingerprint": pool.wild_fingerprint,
+                    "validation_fingerprint": pool.validation_fingerprint,
                     "wild_functions": len(pool.wild)},
         "n_queries": len(report.query_ids),
         "depth": DEPTH,

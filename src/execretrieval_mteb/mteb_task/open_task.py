@@ -35,7 +35,7 @@ from mteb.abstasks.task_metadata import TaskMetadata
 from ..dataset import manifest
 from ..dataset.io import BuiltDataset, DatasetError, study_files
 from ..dataset.release import dataset_revision, pinned_release
-from ..dataset.wild import WildCorpus, combined_fingerprint, open_pool, OpenPool
+from ..dataset.wild import OpenPool, WildCorpus, combined_fingerprint, open_pool, validation_data_fingerprint
 from ..evaluation.metric_names import DEPTH, K_VALUES, MAIN_SCORE
 from ..evaluation.ranking import Ranking
 from ..evaluation.scoring import score_rankings
@@ -113,7 +113,7 @@ class ExecRetrievalOpen(AbsTaskRetrieval):
             wild_dir = self._resolved_wild_dir()
             if not (wild_dir / manifest.SUMS).is_file():
                 return None
-            return combined_fingerprint(closed, manifest.fingerprint(wild_dir, []))
+            return combined_fingerprint(closed, manifest.fingerprint(wild_dir, []), validation_data_fingerprint())
         except (DatasetError, OSError):
             return None
 
