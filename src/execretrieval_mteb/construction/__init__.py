@@ -8,5 +8,6 @@ mutants, kept out of the corpus), ``sweeps`` (distractor-sanity and cross-canoni
 ``ids`` (information-free ids), ``writer`` (both on-disk layouts and ``SHA256SUMS``),
 ``report`` (``build_report.json`` and the per-domain table), ``builder`` (the whole build),
 ``validate`` (re-run the gates on a built dataset) and ``task_doctor`` (the build's checks on
-task files, for their authors).
+task files, for their authors). For the open task: ``wild`` (the wild corpus of real functions)
+and ``open_validation`` (the validation references shipped with it).
 """

@@ -8,6 +8,9 @@
 - ``predictions``: reading MTEB's saved predictions back as rankings.
 - ``report``: the per-model result file in the original study's schema.
 - ``leaderboard``: the table of models by metric.
+- ``open_judge``, ``open_pipeline``, ``open_per_query``, ``open_outputs``, ``open_results``: the open
+  pool (``ExecRetrievalOpen``): wild functions bound to the target and judged by tests and reference,
+  the per-query quantities of the closed-vs-open comparison, the open evaluation file and folder.
 
 Bootstrap intervals, McNemar tests and the other analyses build on ``scoring.PerQueryScores``.
 """
