@@ -59,6 +59,9 @@ def run_open(specs: Sequence[ModelSpec], args: argparse.Namespace, folder: Resul
     for index, spec in enumerate(specs, 1):
         say(f"[open {index}/{len(specs)}] {spec.name}")
         try:
+            if not args.overwrite and _reusable(folder, spec, pool):
+                say("  already evaluated on this open pool: reusing it (--overwrite re-encodes)")
+                continue
             model = load(spec, args.device)
             started = time.perf_counter()
             task.judge_seconds = 0.0
@@ -83,6 +86,24 @@ def run_open(specs: Sequence[ModelSpec], args: argparse.Namespace, folder: Resul
     if report is not None:
         print(f"closed vs open: {report}")
     return failures
+
+
+def _reusable(folder: ResultsFolder, spec: ModelSpec, pool: OpenPool) -> bool:
+    """A finished open evaluation of this model (same revision) on this very open pool is in the folder."""
+    from ..errors import ExecRetrievalError
+    from ..evaluation.open_outputs import read_open_report
+    from ..evaluation.open_results import open_folder, open_predictions
+    from ..evaluation.results_folder import model_slug
+
+    slug = model_slug(spec.model_name)
+    path = open_folder(folder).evaluation(slug)
+    if not path.is_file() or not open_predictions(folder, slug).is_file():
+        return False
+    try:
+        blob = read_open_report(path)
+    except (ExecRetrievalError, ValueError, OSError):
+        return False
+    return blob["dataset"]["fingerprint"] == pool.fingerprint and blob.get("revision") == spec.revision
 
 
 def write_timing(folder: ResultsFolder, slug: str, encoding: float, judging: float) -> None:
