@@ -20,7 +20,7 @@ from execretrieval_mteb.construction.selection import (
     judge,
     select_mutants,
 )
-from execretrieval_mteb.construction.validation_check import Agreement, mutant_suite, raises_tests, read_agreement
+from execretrieval_mteb.oracle.agreement import Agreement, mutant_suite, raises_tests, read_agreement
 from execretrieval_mteb.dataset.schema import BugType
 from execretrieval_mteb.oracle.api import run_suites
 from execretrieval_mteb.oracle.outcomes import FAIL, PASS, Suite, SuiteResult

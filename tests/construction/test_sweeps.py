@@ -9,7 +9,7 @@ from execretrieval_mteb.construction.mutation import enumerate_mutants
 from execretrieval_mteb.construction.selection import Verdict, select_mutants
 from execretrieval_mteb.construction.sweeps import bound_names, cross_canonical_pairs
 from execretrieval_mteb.construction.task_files import AuthoredTask
-from execretrieval_mteb.construction.validation_check import mutant_suite, read_agreement
+from execretrieval_mteb.oracle.agreement import mutant_suite, read_agreement
 from execretrieval_mteb.oracle.api import run_suites
 from execretrieval_mteb.oracle.outcomes import FAIL, PASS, Suite, SuiteResult
 

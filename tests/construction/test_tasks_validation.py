@@ -13,7 +13,7 @@ import pytest
 from execretrieval_mteb.construction.builder import BUILD_LIMITS
 from execretrieval_mteb.construction.gates import check_reference
 from execretrieval_mteb.construction.task_files import AuthoredTask, load_task_files
-from execretrieval_mteb.construction.validation_check import ValidationSetupError, read_agreement, reference_suite
+from execretrieval_mteb.oracle.agreement import ValidationSetupError, read_agreement, reference_suite
 from execretrieval_mteb.oracle.api import run_suites
 
 TASKS = Path(__file__).resolve().parents[2] / "tasks"

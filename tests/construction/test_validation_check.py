@@ -8,7 +8,7 @@ import pytest
 
 from execretrieval_mteb.construction.task_doctor import diagnose, main
 from execretrieval_mteb.construction.task_files import parse_task_file
-from execretrieval_mteb.construction.validation_check import (
+from execretrieval_mteb.oracle.agreement import (
     ValidationSetupError,
     mutant_suite,
     read_agreement,

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from .finish import add_finish_arguments, print_finished
+from .open_run import add_open_arguments
 from .options import add_data, add_output, add_workers, check_writable
 
 HELP = "Score MTEB predictions files (from `mteb run --prediction-folder`) by execution and update the leaderboard."
@@ -21,10 +22,12 @@ DEFAULT_OUTPUT = Path("execretrieval-results")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("predictions", nargs="+", type=Path, metavar="PRED",
-                        help="an ExecRetrieval_predictions.json, or a folder holding one")
+                        help="an ExecRetrieval_predictions.json, or a folder holding one "
+                             "(with --open: ExecRetrievalOpen_predictions.json)")
     add_data(parser)
     add_output(parser, DEFAULT_OUTPUT)
     add_workers(parser)
+    add_open_arguments(parser)
     add_finish_arguments(parser)
 
 
@@ -35,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
     from ..mteb_task.data_source import load_built_source
 
     check_writable(args.output, "-o")
+    if args.open:  # ExecRetrievalOpen predictions: scored on the open pool, into <output>/open/
+        from .open_run import evaluate_open
+
+        return evaluate_open(args.predictions, args, ResultsFolder(args.output))
     dataset = load_built_source(args.data)
     folder = ResultsFolder(args.output)
     paths = [p / PREDICTIONS_FILE if p.is_dir() else p for p in args.predictions]

@@ -34,6 +34,7 @@ SUBCOMMANDS: dict[str, str] = {
     "submit": "execretrieval_mteb.cli.submit_cmd",
     "contrib": "execretrieval_mteb.cli.contrib_cmd",
     "models": "execretrieval_mteb.cli.models_cmd",
+    "wild": "execretrieval_mteb.cli.wild_cmd",
 }
 
 SUMMARIES: dict[str, str] = {
@@ -48,6 +49,7 @@ SUMMARIES: dict[str, str] = {
     "hub": "release on the Hugging Face Hub: stage the release folder, push it as one commit, pin it",
     "submit": "package a results folder for MTEB's results repository and the static leaderboard",
     "contrib": "write the files of the mteb pull request adding the task (and of the results-repository one)",
+    "wild": "build the open task's wild corpus (real functions of the installed code; otherwise built on first use)",
 }
 
 DESCRIPTION = "ExecRetrieval: execution-verified code retrieval against near-clone buggy distractors."

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ExecRetrievalError
 from .finish import add_finish_arguments, print_finished
+from .open_run import add_open_arguments
 from .options import add_data, add_output, add_workers, check_writable, positive_int
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also encode the dataset's stacked mutants (2-4 composed edits, never in the corpus) for "
                              "the stacked-deception analysis; BM25 scores them without this flag")
     add_workers(parser)
+    add_open_arguments(parser)
     add_finish_arguments(parser)
 
 
@@ -118,6 +120,10 @@ def run(args: argparse.Namespace) -> int:
     if len(failures) == len(specs):
         raise ExecRetrievalError(f"no model finished ({failures[0]})")
     print_finished(folder, dataset, args)
+    if args.open:
+        from .open_run import run_open
+
+        failures += run_open(specs, args, folder, say)
     for failure in failures:
         print(f"execretrieval run: error: {failure}", file=sys.stderr)
     return 1 if failures else 0

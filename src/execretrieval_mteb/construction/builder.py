@@ -65,7 +65,7 @@ from .selection import (
 from .stacked import StackedMutant, pick_stacked, stack_candidates
 from .sweeps import CrossPair, CrossResult, Sweep, cross_canonical_pairs, summarise_cross
 from .task_files import AuthoredTask, load_task_files
-from .validation_check import (
+from ..oracle.agreement import (
     Agreement,
     ValidationSetupError,
     mutant_suite,

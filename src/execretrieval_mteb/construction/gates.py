@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from ..oracle.outcomes import SuiteResult
 from .selection import MUTANTS_PER_TASK, Rejection, Verdict, judge
-from .validation_check import Agreement
+from ..oracle.agreement import Agreement
 
 MIN_TESTS, MAX_TESTS = 7, 10
 TEST_PREVIEW_CHARS = 70

@@ -21,7 +21,7 @@ from typing import Any
 from ..dataset.schema import DOMAINS, BugType
 from .gates import Gate, GateFailure
 from .mutation import Mutant
-from .validation_check import Agreement
+from ..oracle.agreement import Agreement
 from .writer import ShippedTask
 
 TARGET_QUERIES, TARGET_SNIPPETS, TARGET_PER_DOMAIN, TARGET_TYPE_SHARE = 1000, 4900, 95, 0.10

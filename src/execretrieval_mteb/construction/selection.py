@@ -7,7 +7,7 @@ A candidate is *usable* only if its verdict is a real, reproducible bug on typic
 - no test timed out or came near its CPU limit (``SuiteResult.near_limit``: three quarters of the
   budget; either depends on machine speed, so its outcome list would not be reproducible);
 - it disagrees with the canonical on at least one input of the task's validation-only generator
-  (``validation_check``), so it is wrong on a *typical* valid input, not only on a tested corner.
+  (``oracle.agreement``), so it is wrong on a *typical* valid input, not only on a tested corner.
 
 A candidate that passes every test is *equivalent* when it agrees with the canonical on every
 generated input (recorded in the build report, never shipped) and *live* otherwise: the tests miss
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from ..dataset.schema import BugType
 from ..oracle.outcomes import SuiteResult
 from .mutation import Mutant
-from .validation_check import Agreement
+from ..oracle.agreement import Agreement
 
 MUTANTS_PER_TASK = 4
 GUARD_REMOVALS_PER_TASK = 1

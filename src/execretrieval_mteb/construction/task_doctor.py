@@ -49,7 +49,7 @@ from .mutation import Enumeration, Mutant, RealismRule, enumerate_candidates
 from .mutation.realism import squash
 from .selection import Rejection, SamePrograms, Verdict, edit_lines, select_mutants
 from .task_files import AuthoredTask, parse_task_file
-from .validation_check import (
+from ..oracle.agreement import (
     INPUTS_SEED,
     Agreement,
     ValidationSetupError,

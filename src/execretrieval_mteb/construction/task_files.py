@@ -38,7 +38,7 @@ class AuthoredTask:
     canonical: str
     tests: tuple[str, ...]
     validation: ValidationSpec | None = None
-    """The validation-only check (never shipped): see ``validation_check``."""
+    """The validation-only check (never shipped): see ``oracle.agreement``."""
 
 
 @dataclass(frozen=True)

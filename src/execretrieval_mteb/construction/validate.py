@@ -35,7 +35,7 @@ from .gates import (
     check_schema,
 )
 from .sweeps import CrossResult, Sweep, cross_canonical_pairs
-from .validation_check import raises_tests
+from ..oracle.agreement import raises_tests
 
 CHECKSUMS, MUTANT_EDIT, EXECUTION_CACHE = "checksums", "mutant_edit", "execution_cache"
 

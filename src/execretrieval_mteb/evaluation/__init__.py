@@ -9,6 +9,9 @@
   proof, then the oracle.
 - ``model_report``: one model's evaluation (``ModelReport``), what every later stage reads.
 - ``pipeline``: rankings -> verdicts -> scores -> ``ModelReport``.
+- ``open_judge``, ``open_pipeline``, ``open_per_query``: the open pool (``ExecRetrievalOpen``): wild
+  functions bound to the target and judged by tests and reference, and the per-query quantities of
+  the closed-vs-open comparison (its files are ``results.open_outputs`` and ``results.open_results``).
 
 Files (predictions, evaluation files, frozen embeddings, the leaderboard) are ``results``; bootstrap
 intervals, paired tests and the other analyses (``analysis``) build on ``scoring.PerQueryScores``.

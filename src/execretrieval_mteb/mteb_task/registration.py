@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import Any
 
 _TASK_MODULE = f"{__package__}.exec_retrieval"
+_OPEN_TASK_MODULE = f"{__package__}.open_task"  # ExecRetrievalOpen, registered beside ExecRetrieval
 TASKS_MODULE = "mteb.get_tasks"
 MODELS_MODULE = "mteb.models.model_implementations"
 DISTRIBUTION = "execretrieval-mteb"
@@ -94,20 +95,28 @@ def register(get_tasks_module: ModuleType) -> None:
     registration is deferred: ``task`` completes it via ``complete_pending`` once the class exists.
     """
     task_module = sys.modules.get(_TASK_MODULE)
-    if task_module is not None and not hasattr(task_module, "ExecRetrieval"):
+    open_module = sys.modules.get(_OPEN_TASK_MODULE)
+    if (task_module is not None and not hasattr(task_module, "ExecRetrieval")) or (
+            open_module is not None and not hasattr(open_module, "ExecRetrievalOpen")):
         _pending.append(get_tasks_module)
         return
     from .exec_retrieval import ExecRetrieval
+    from .open_task import ExecRetrievalOpen
 
-    name = ExecRetrieval.metadata.name
+    for task_class in (ExecRetrieval, ExecRetrievalOpen):
+        _add_task(get_tasks_module, task_class)
+
+
+def _add_task(get_tasks_module: ModuleType, task_class: type) -> None:
+    name = task_class.metadata.name  # type: ignore[attr-defined]
     registry = get_tasks_module._TASKS_REGISTRY
     if name in registry:
         return  # ours already, or mteb's own once the task is merged upstream
-    registry[name] = ExecRetrieval
-    get_tasks_module.TASK_LIST = (*get_tasks_module.TASK_LIST, ExecRetrieval)
+    registry[name] = task_class
+    get_tasks_module.TASK_LIST = (*get_tasks_module.TASK_LIST, task_class)
     tasks_namespace = sys.modules.get("mteb.tasks")
     if tasks_namespace is not None:
-        setattr(tasks_namespace, ExecRetrieval.__name__, ExecRetrieval)
+        setattr(tasks_namespace, task_class.__name__, task_class)
 
 
 def register_models(model_implementations: ModuleType) -> None:

@@ -12,5 +12,6 @@ it calls and which never import it (``tests/test_layers.py``):
 - ``rescore``, ``frozen_encoder``: everything ``run`` wrote, again (or checked), from ``embeddings/``
   and the dataset alone, mteb's search re-run on the frozen embeddings;
 - ``rows``: the leaderboard row (one type); ``leaderboard``: its table and files;
-- ``analysis_files``: the statistics a folder holds, read back; ``reference``: the README's reference results.
+- ``analysis_files``: the statistics a folder holds, read back; ``reference``: the README's reference results;
+- ``open_outputs``, ``open_results``: the open task's evaluation files and its closed-vs-open comparison.
 """

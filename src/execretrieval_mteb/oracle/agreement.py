@@ -1,4 +1,8 @@
-"""The validation-only check of a task: agreement of two implementations on generated valid inputs.
+"""Agreement of two implementations on a task's generated valid inputs, as oracle suites.
+
+It lives with the oracle because two stages ask it: the build (the validation-only check of each
+task and its mutants) and the open pool's strong judge (``evaluation.open_judge``: a wild function
+that passes the tests must also agree with the task's independent reference).
 
 A task file's ``[validation]`` table (never shipped) holds an independently written ``reference``
 and an ``inputs(rng)`` generator of typical valid argument tuples. Two questions are asked with
