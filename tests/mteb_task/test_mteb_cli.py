@@ -1,6 +1,7 @@
-"""mteb's own evaluation of the task on local data (`mteb.evaluate(model, load_task(DIR).task)`), offline,
-then `execretrieval evaluate` on its predictions. (`mteb run` itself, which loads the pinned Hub release,
-is tested against a local Hub server in test_upstream.py.)"""
+"""mteb's own evaluation of the task on local data, offline: `mteb run` with the package installed
+(`$EXECRETRIEVAL_DATA`), and `mteb.evaluate(model, load_task(DIR).task)` followed by `execretrieval
+evaluate` on its predictions. (The upstream task, which loads the pinned Hub release with mteb's own
+loader, is tested against a local Hub server in test_upstream.py.)"""
 
 from __future__ import annotations
 
@@ -65,3 +66,24 @@ def test_mteb_evaluate_writes_exec_at_k_and_evaluate_gets_runs_numbers(tiny_data
     assert type(loaded.task).__name__ == "ExecRetrieval"
     assert loaded.get_score() == pytest.approx(scores[MAIN_SCORE])
     assert loaded.domains == ["Programming", "Written"]
+
+
+def test_mteb_run_with_the_package_reads_the_chosen_data_offline_and_gets_runs_numbers(
+        tiny_dataset: Path, tmp_path: Path) -> None:
+    """No release is needed: the registered task reads `$EXECRETRIEVAL_DATA` (bundled by default)."""
+    env = offline_env(tmp_path, EXECRETRIEVAL_DATA=str(tiny_dataset))
+    mteb_cli = str(Path(sys.executable).with_name("mteb"))
+    done = subprocess.run([mteb_cli, "run", "-t", "ExecRetrieval", "-m", "execretrieval-mteb/bm25-code",
+                           "--output-folder", str(tmp_path / "mteb")], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (path,) = (tmp_path / "mteb").rglob("ExecRetrieval.json")
+    result = json.loads(path.read_text())
+    assert main(["run", "-m", "bm25", "--data", str(tiny_dataset), "-o", str(tmp_path / "ran"), "--quiet"]) == 0
+    (ran_path,) = (tmp_path / "ran" / "evaluation").glob("*.json")
+    ran = json.loads(ran_path.read_text())
+    assert result["dataset_revision"] == ran["dataset"]["revision"]  # local-<fingerprint of the tiny data>
+    scores = result["scores"]["test"][0]
+    assert scores["main_score"] == scores[MAIN_SCORE]
+    for k in (1, 3, 5, 10):
+        assert scores[Metric.EXEC.key(k)] == pytest.approx(ran["metrics"][Metric.EXEC.key(k)], abs=1e-6)

@@ -25,7 +25,9 @@ import mteb
 from execretrieval_mteb import load_task
 from execretrieval_mteb.mteb_task.bm25 import CodeBM25Search
 task = mteb.get_task("ExecRetrieval")
-assert type(task).__module__ == "execretrieval_mteb.mteb_task.exec_retrieval"
+from execretrieval_mteb.mteb_task import exec_retrieval
+assert type(task).__module__ == "execretrieval_mteb.mteb_task.task"
+assert type(task).task_specific_scores is exec_retrieval.ExecRetrieval.task_specific_scores
 assert mteb.get_model_meta("execretrieval-mteb/bm25-code").name == "execretrieval-mteb/bm25-code"
 result = mteb.evaluate(CodeBM25Search(), load_task(sys.argv[1]).task, cache=None, co2_tracker=False,
                        show_progress_bar=False)

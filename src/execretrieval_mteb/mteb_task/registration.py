@@ -8,9 +8,10 @@ when ``mteb.models.model_implementations`` is executed. The package's ``.pth`` f
 only puts a finder at the front of ``sys.meta_path``; it reads no file and imports no module, so
 programs that never import mteb pay one tuple lookup per import. When one of those two modules is
 imported, the finder calls ``find_registering_spec``: the module is loaded by its own loader, then
-``register`` appends the task class (``exec_retrieval.ExecRetrieval``, the very class an mteb pull
-request adds) to both task registries and to the ``mteb.tasks`` namespace, or ``register_models``
-adds the BM25 baseline's ``ModelMeta`` (``bm25.model_meta``) to the model registry; once both have
+``register`` appends the task class (``task.ExecRetrieval``: the very class an mteb pull request
+adds, ``exec_retrieval.ExecRetrieval``, with only ``load_data`` reading the data the package chooses,
+bundled by default, so that it runs offline today) and ``ExecRetrievalOpen`` to both task
+registries and to the ``mteb.tasks`` namespace, or ``register_models`` adds the BM25 baseline's ``ModelMeta`` (``bm25.model_meta``) to the model registry; once both have
 happened the finder removes itself. ``mteb.get_task("ExecRetrieval")``, ``mteb run -t
 ExecRetrieval``, ``mteb available-tasks``, result loading, and ``mteb run -m
 execretrieval-mteb/bm25-code`` then all work. ``ensure_registered`` is for environments without the
@@ -32,8 +33,10 @@ from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType
 from typing import Any
 
-_TASK_MODULE = f"{__package__}.exec_retrieval"
-_OPEN_TASK_MODULE = f"{__package__}.open_task"  # ExecRetrievalOpen, registered beside ExecRetrieval
+# The modules defining the registered classes (the upstream class, the package's class that reads the
+# chosen data, the open task): if one of them is what imported mteb, registration waits for its class.
+_TASK_MODULES = ((f"{__package__}.exec_retrieval", "ExecRetrieval"), (f"{__package__}.task", "ExecRetrieval"),
+                 (f"{__package__}.open_task", "ExecRetrievalOpen"))
 TASKS_MODULE = "mteb.get_tasks"
 MODELS_MODULE = "mteb.models.model_implementations"
 DISTRIBUTION = "execretrieval-mteb"
@@ -94,14 +97,13 @@ def register(get_tasks_module: ModuleType) -> None:
     When the task module itself is what imported mteb (it is half-initialised at this point), the
     registration is deferred: ``task`` completes it via ``complete_pending`` once the class exists.
     """
-    task_module = sys.modules.get(_TASK_MODULE)
-    open_module = sys.modules.get(_OPEN_TASK_MODULE)
-    if (task_module is not None and not hasattr(task_module, "ExecRetrieval")) or (
-            open_module is not None and not hasattr(open_module, "ExecRetrievalOpen")):
+    half_initialised = [name for module, name in _TASK_MODULES
+                        if module in sys.modules and not hasattr(sys.modules[module], name)]
+    if half_initialised:
         _pending.append(get_tasks_module)
         return
-    from .exec_retrieval import ExecRetrieval
     from .open_task import ExecRetrievalOpen
+    from .task import ExecRetrieval
 
     for task_class in (ExecRetrieval, ExecRetrievalOpen):
         _add_task(get_tasks_module, task_class)

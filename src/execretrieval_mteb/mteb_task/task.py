@@ -1,36 +1,57 @@
-"""The package's side of the task: mteb's ``ExecRetrieval``, bound to the dataset a command names.
+"""The package's side of the task: mteb's ``ExecRetrieval``, reading the dataset the package chooses.
 
 The task itself is ``exec_retrieval.ExecRetrieval``, written as it lives in mteb's repository: a
 plain ``TaskMetadata`` pinning the Hub release, mteb's standard loader, and exec@k,
-execution_precision@k and tie-neutral nDCG@k computed from the qrels and the scores alone. The
-package registers that very class with mteb (``registration``), so ``mteb run -t ExecRetrieval``
-gives the same numbers with the package installed or with the task merged upstream.
+execution_precision@k and tie-neutral nDCG@k computed from the qrels and the scores alone.
 
-What the package adds is the choice of data, for ``execretrieval run`` and Python users
-(``load_task``): the bundled dataset (offline, the default), a local directory made by
-``execretrieval build`` or an unpacked original release, or the pinned Hub commit. Every choice is
-verified against its ``SHA256SUMS`` and loaded with the study-schema records it joins back to (the
-tests and the execution cache the evaluator needs); the task instance then carries mteb's split of
-that data and, in its own copy of the metadata, the revision its results are filed under (the
-release's commit for the official data, ``local-<fingerprint>`` otherwise; see ``dataset.release``).
-The class is never changed.
+What the package adds is the choice of data. ``ExecRetrieval`` here is that class with one hook
+overridden, ``load_data``: it reads ``$EXECRETRIEVAL_DATA`` (the bundled dataset, offline, by
+default; ``hub`` for the pinned Hub commit; or a directory made by ``execretrieval build`` or an
+unpacked original release). The metadata and the scoring are inherited untouched, so ``mteb run -t
+ExecRetrieval`` with the package installed (``registration`` registers this class) gives the same
+numbers as the task merged upstream on the same bytes, by construction; and it runs today, offline,
+before any release is pinned or reachable. ``load_task`` binds an instance to a chosen dataset for
+``execretrieval run`` and Python users. Every choice is verified against its ``SHA256SUMS`` and
+loaded with the study-schema records it joins back to (the tests and the execution cache the
+evaluator needs); the instance then carries mteb's split of that data and, in its own copy of the
+metadata, the revision its results are filed under (the release's commit for the official data,
+``local-<fingerprint>`` otherwise; see ``dataset.release``). No class is changed at run time.
 """
-
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from ..dataset.io import BuiltDataset
 from ..dataset.release import UNRELEASED, dataset_revision, pinned_release
 from .about import QUERY_PROMPT
 from .data_source import SPLIT, DataSource, SourceKind, load_source, resolve_source
-from .exec_retrieval import ExecRetrieval
+from . import exec_retrieval
 
 __all__ = ["HUB_REPO", "HUB_REVISION", "QUERY_PROMPT", "ExecRetrieval", "LoadedTask", "load_task"]
 
 HUB_REPO = pinned_release().repo_id
 HUB_REVISION = pinned_release().revision or UNRELEASED
+
+
+class ExecRetrieval(exec_retrieval.ExecRetrieval):
+    """mteb's ``ExecRetrieval`` on the data ``$EXECRETRIEVAL_DATA`` names (default: the bundled copy).
+
+    Only where the data comes from differs from the upstream class: ``task_specific_scores`` and
+    the metadata are inherited, so the numbers are the upstream task's on the same bytes.
+    """
+
+    def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
+        if self.data_loaded:
+            return
+        bound = load_task(None, num_proc).task
+        self.metadata, self.dataset, self.data_loaded = bound.metadata, bound.dataset, True
+
+    def unload_data(self) -> None:
+        own = self.metadata  # mteb's unload drops instance metadata; ours names the data's revision, keep it
+        super().unload_data()
+        self.metadata = own
 
 
 @dataclass(frozen=True)
