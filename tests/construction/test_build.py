@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from execretrieval_mteb.cli.main import main
 from execretrieval_mteb.construction.builder import BuildOptions, BuildResult, build
 from execretrieval_mteb.dataset.io import load_dataset
 from execretrieval_mteb.dataset.schema import BugType, Label
@@ -255,8 +257,6 @@ def test_gates_one_two_and_five_reject_before_execution(tmp_path: Path) -> None:
 def test_cli_build_with_an_oracle_cache_gives_the_same_dataset(
     fixture_build: BuildResult, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from execretrieval_mteb.cli.main import main
-
     args = [
         "build",
         "--tasks",
@@ -385,3 +385,27 @@ def test_validation_gates_exclude_missing_broken_disagreeing_and_live_tasks(tmp_
     assert result.report["validation"]["geometry/below_cap_plain.toml"] == {"inputs": None, "canonical_agrees": None}
     assert result.report["validation"]["validation/below_cap_wrong.toml"]["canonical_agrees"] is False
     assert result.report["candidates"]["live"] == 2
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_build_replaces_only_an_earlier_build_left_as_written(fixture_build: BuildResult, tmp_path: Path, capsys) -> None:
+    """A folder with a stray SHA256SUMS (a git clone, notes) is refused before any work; nothing is deleted."""
+    clone = tmp_path / "clone"
+    (clone / ".git").mkdir(parents=True)
+    (clone / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (clone / "NOTES.md").write_text("mine\n")
+    shutil.copy(fixture_build.out_dir / "SHA256SUMS", clone / "SHA256SUMS")
+    before = _tree(clone)
+    assert main(["build", "--tasks", str(FIXTURE_TASKS), "-o", str(clone), "--quiet"]) != 0
+    err = capsys.readouterr().err
+    assert "nothing was deleted" in err and len(err.strip().splitlines()) == 1
+    assert _tree(clone) == before
+    earlier = Path(shutil.copytree(fixture_build.out_dir, tmp_path / "earlier"))
+    (earlier / "data" / "NOTES.md").write_text("added by hand\n")  # an earlier build, edited since
+    before = _tree(earlier)
+    assert main(["build", "--tasks", str(FIXTURE_TASKS), "-o", str(earlier), "--quiet"]) != 0
+    assert "data/NOTES.md is not listed" in capsys.readouterr().err
+    assert _tree(earlier) == before

@@ -115,7 +115,8 @@ def test_stage_with_results_ships_reports_statistics_figures_and_embeddings(
     assert {"results/leaderboard.json", "results/leaderboard.md", "results/confidence_intervals.json",
             "results/pairwise_tests.json", "results/figures/exec_at_1.svg", "results/figures/exec_at_k.png"} <= files
     assert "embeddings/sentence-transformers__all-MiniLM-L6-v2.npz" in files  # dense models only
-    assert not any(f.startswith("embeddings/execretrieval-mteb") for f in files)
+    assert not any(f.startswith("embeddings/execretrieval-mteb") and f.endswith(".npz") for f in files)
+    assert {f"embeddings/{m}.json" for m in models} <= files  # every model's run record, what rescore rebuilds from
     assert staged.notes == ()
     text = (staged.root / "README.md").read_text()
     check_card(text, staged.root)

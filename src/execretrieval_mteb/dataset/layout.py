@@ -9,6 +9,7 @@ interrupted write leaves the previous dataset untouched and equal records give e
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -19,7 +20,7 @@ from typing import Any
 
 from ..errors import ExecRetrievalError
 from .io import CORPUS, DISTRACTORS, EXECUTION_CACHE, QUERIES, STACKED_MUTANTS, dumps_jsonl, write_text_atomic
-from .manifest import SUMS, render_sums
+from .manifest import SUMS, mismatches, read_sums, render_sums
 
 Row = Mapping[str, Any]
 Content = str | bytes | PathLike[str]
@@ -73,12 +74,59 @@ def configs_yaml(configs: Sequence[tuple[str, str]] = HF_CONFIGS) -> str:
     )
 
 
-def prepare_out_dir(out_dir: Path, what: str = "build") -> None:
-    """Refuse to replace a folder that is not empty and not an earlier dataset (no ``SHA256SUMS``)."""
-    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / SUMS).is_file())):
-        raise ExecRetrievalError(
-            f"{out_dir}: exists and is not an earlier {what} (no {SUMS}); choose another output folder or remove it"
-        )
+BUILT_FILES = ("build_report.json", f"data/{QUERIES}", f"data/{CORPUS}")
+"""Files every folder ``execretrieval build`` writes holds (listed in its ``SHA256SUMS``)."""
+
+
+def foreign_content(out_dir: Path, entries: Mapping[str, str]) -> str | None:
+    """Why ``out_dir`` holds more or other than its manifest ``entries`` says, or None when it holds exactly that.
+
+    A link anywhere, a file or folder the manifest does not list, or a listed file missing or changed:
+    any of them means someone else put or edited something there, so the folder is not ours to delete.
+    """
+    folders = {out_dir / parent for rel in entries for parent in Path(rel).parents}
+    for base, dirs, names in os.walk(out_dir):
+        for name in sorted(dirs + names):
+            path = Path(base) / name
+            rel = path.relative_to(out_dir).as_posix()
+            if path.is_symlink():
+                return f"{rel} is a link"
+            if path.is_dir() and path not in folders:
+                return f"{rel}/ is not listed in its {SUMS}"
+            if not path.is_dir() and rel != SUMS and rel not in entries:
+                return f"{rel} is not listed in its {SUMS}"
+    changed = mismatches(out_dir, entries)
+    if changed:
+        rel = sorted(changed)[0]
+        return f"{rel} is {changed[rel]} since it was written"
+    return None
+
+
+def prepare_out_dir(out_dir: Path, what: str = "build", required: Sequence[str] = BUILT_FILES) -> None:
+    """Refuse an output folder unless it is absent, empty, or provably an earlier ``what`` left as written.
+
+    "Provably": its ``SHA256SUMS`` lists ``required`` and every file and folder in it, each unchanged
+    (``foreign_content``). A git clone, a folder of notes with a stray ``SHA256SUMS``, or an earlier
+    build edited since are refused in one line, and nothing is deleted.
+    """
+    out_dir = Path(out_dir)
+    if not out_dir.exists() and not out_dir.is_symlink():
+        return
+    if out_dir.is_symlink() or not out_dir.is_dir():
+        why: str | None = "it is a link or a file"
+    elif not any(out_dir.iterdir()):
+        return
+    else:
+        try:
+            entries = read_sums(out_dir)
+        except ExecRetrievalError:
+            entries = None
+        missing = [rel for rel in required if rel not in (entries or {})]
+        why = (f"its {SUMS} does not list an earlier {what}'s {missing[0]}" if entries is None or missing
+               else foreign_content(out_dir, entries))
+    if why:
+        raise ExecRetrievalError(f"{out_dir}: {why}, so it is not an earlier {what} to replace; nothing was deleted: "
+                                 "choose a new output folder (or empty this one yourself)")
 
 
 def _write_file(path: Path, content: Content) -> None:
@@ -93,13 +141,15 @@ def _write_file(path: Path, content: Content) -> None:
     path.chmod(0o644)
 
 
-def write_dataset(out_dir: Path, files: Mapping[str, Content], what: str = "build") -> str:
+def write_dataset(out_dir: Path, files: Mapping[str, Content], what: str = "build",
+                  required: Sequence[str] = BUILT_FILES) -> str:
     """Write ``files`` plus ``SHA256SUMS`` into ``out_dir`` (replacing an earlier dataset); returns the sums.
 
-    ``what`` names the kind of folder in the refusal to replace something else ("build", "staged release").
+    ``what`` names the kind of folder in the refusal to replace something else ("build", "staged release"),
+    ``required`` the files such a folder lists (``prepare_out_dir``).
     """
     out_dir = Path(out_dir)
-    prepare_out_dir(out_dir, what)
+    prepare_out_dir(out_dir, what, required)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.building."))
     staging.chmod(0o755)

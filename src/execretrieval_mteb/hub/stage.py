@@ -36,7 +36,6 @@ folder someone edited) is refused in one line and left as it was.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -274,21 +273,9 @@ def check_replaceable(out_dir: Path) -> None:
         entries, info = None, None
     if not entries or RELEASE_INFO not in entries or not isinstance(info, dict) or info.get(MARKER[0]) != MARKER[1]:
         raise _refuse(out_dir, f"it holds no {RELEASE_INFO} with stage's marker listed in its {manifest.SUMS}")
-    folders = {out_dir / parent for rel in entries for parent in Path(rel).parents}
-    for base, dirs, names in os.walk(out_dir):
-        for name in sorted(dirs + names):
-            path = Path(base) / name
-            rel = path.relative_to(out_dir).as_posix()
-            if path.is_symlink():
-                raise _refuse(out_dir, f"{rel} is a link")
-            if path.is_dir() and path not in folders:
-                raise _refuse(out_dir, f"{rel}/ is not part of the release")
-            if not path.is_dir() and rel != manifest.SUMS and rel not in entries:
-                raise _refuse(out_dir, f"{rel} is not listed in its {manifest.SUMS}")
-    changed = manifest.mismatches(out_dir, entries)
-    if changed:
-        rel = sorted(changed)[0]
-        raise _refuse(out_dir, f"{rel} is {changed[rel]} since staging")
+    why = layout.foreign_content(out_dir, entries)
+    if why:
+        raise _refuse(out_dir, why)
 
 
 def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = None, repo_id: str | None = None) -> Staged:
@@ -332,7 +319,7 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
     check_card(card)
     files["README.md"] = card
     check_replaceable(out_dir)  # still ours (the check above ran before the reports were read)
-    layout.write_dataset(out_dir, files, what="staged release")
+    layout.write_dataset(out_dir, files, what="staged release", required=(RELEASE_INFO,))
     check_card(card, out_dir)
     staged_files(out_dir)
     return Staged(out_dir, manifest.sums_sha256(out_dir), dataset.fingerprint, tuple(sorted(files)) + (manifest.SUMS,),
