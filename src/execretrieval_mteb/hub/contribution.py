@@ -131,8 +131,8 @@ def registration_patch(init_text: str) -> str:
 def write_contribution(out: Path, data: str | Path | None = None, results: Path | None = None,
                        models: set[str] | None = None, release: Release | None = None) -> Contribution:
     """Write both pull requests' files under ``out`` (see the module docstring)."""
-    from .statistics import compute
-    from .task import load_task
+    from ..mteb_task.statistics import compute
+    from ..mteb_task.task import load_task
 
     release = release or pinned_release()
     module = render_task_module(release)
