@@ -47,7 +47,7 @@ def main() -> None:
     from execretrieval_mteb.results.open_results import (
         evaluate_open_predictions, finish_open, open_predictions, write_open_evaluation,
     )
-    from execretrieval_mteb.evaluation.results_folder import ResultsFolder, model_slug
+    from execretrieval_mteb.results.results_folder import ResultsFolder, model_slug
     from execretrieval_mteb.mteb_task.data_source import load_built_source
 
     folder = ResultsFolder(args.results)

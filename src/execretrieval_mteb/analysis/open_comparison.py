@@ -36,7 +36,8 @@ from ..evaluation.open_per_query import MissCause, attribution_shares, miss_mass
 from .bootstrap import percentile_interval, replicate_means, resample_counts
 from .config import StatsConfig
 from .mcnemar import mcnemar_exact_p
-from .sign_flip import sign_flip_p
+from .pairwise import PairedTest
+from .sign_flip import common_grid, sign_flip_p_values
 
 
 @dataclass(frozen=True)
@@ -56,15 +57,16 @@ def _paired(a: np.ndarray, b: np.ndarray, counts: np.ndarray, config: StatsConfi
     diff = b - a
     low, high = percentile_interval(replicate_means(counts, diff[:, None]), config.confidence)
     binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
+    method = None
     if binary:
         a_only, b_only = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
-        p, test = float(mcnemar_exact_p(a_only, b_only)), "mcnemar_exact"
+        p, test = float(mcnemar_exact_p(a_only, b_only)), PairedTest.MCNEMAR_EXACT
     else:
         a_only = b_only = None
-        p, _, _ = sign_flip_p(diff, config.permutations, config.permutation_seed, config.exact_max_nonzero)
-        test = "sign_flip_permutation"
-    return {"delta": float(diff.mean()), "ci95_low": float(low[0]), "ci95_high": float(high[0]), "test": test,
-            "p": float(p), "closed_only": a_only, "open_only": b_only}
+        ps, methods = sign_flip_p_values(diff[:, None], common_grid(np.stack([a, b], axis=1)), config.enumeration_max)
+        p, test, method = float(ps[0]), PairedTest.SIGN_FLIP_PERMUTATION, methods[0].value
+    return {"delta": float(diff.mean()), "ci95_low": float(low[0]), "ci95_high": float(high[0]), "test": test.value,
+            "method": method, "p": p, "closed_only": a_only, "open_only": b_only}
 
 
 def compare(pairs: Sequence[ModelPair], dataset: BuiltDataset, config: StatsConfig = StatsConfig()) -> dict[str, Any]:

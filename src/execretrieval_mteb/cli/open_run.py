@@ -2,7 +2,7 @@
 
 Opt-in because it costs: every model encodes the ~48,000 snippets of the open pool (all-MiniLM-L6-v2
 on two CPU cores: minutes, see docs/open.md), and every top-10 wild pair is executed. Results go
-to ``<results>/open/`` (``evaluation.open_results``), with the closed-vs-open report there.
+to ``<results>/open/`` (``results.open_results``), with the closed-vs-open report there.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..dataset.wild import OpenPool
-    from ..evaluation.results_folder import ResultsFolder
+    from ..results.results_folder import ResultsFolder
     from ..mteb_task.models import ModelSpec
     from ..mteb_task.open_task import ExecRetrievalOpen
 
@@ -49,7 +49,8 @@ def run_open(specs: Sequence[ModelSpec], args: argparse.Namespace, folder: Resul
     import time
 
     from ..results.open_results import evaluate_open_predictions, open_folder, open_predictions, write_open_evaluation
-    from ..mteb_task.encode import encode, identity_of
+    from ..mteb_task.open_task import OpenLoaded
+    from ..results.encode import encode, identity_of
     from ..mteb_task.models import load
 
     task = open_task(args, folder, say)
@@ -65,7 +66,8 @@ def run_open(specs: Sequence[ModelSpec], args: argparse.Namespace, folder: Resul
             model = load(spec, args.device)
             started = time.perf_counter()
             task.judge_seconds = 0.0
-            encoded = encode(model, task, open_folder(folder), batch_size=args.batch_size, progress=not args.quiet)
+            encoded = encode(model, OpenLoaded(task), open_folder(folder), batch_size=args.batch_size,
+                             progress=not args.quiet)
             encoding = time.perf_counter() - started - task.judge_seconds
             write_timing(folder, encoded.slug, encoding, task.judge_seconds)
             say(f"  encoded and searched in {encoding:.0f} s (mteb's metric hook judged the wild top 10 in "
@@ -93,7 +95,7 @@ def _reusable(folder: ResultsFolder, spec: ModelSpec, pool: OpenPool) -> bool:
     from ..errors import ExecRetrievalError
     from ..results.open_outputs import read_open_report
     from ..results.open_results import open_folder, open_predictions
-    from ..evaluation.results_folder import model_slug
+    from ..results.results_folder import model_slug
 
     slug = model_slug(spec.model_name)
     path = open_folder(folder).evaluation(slug)

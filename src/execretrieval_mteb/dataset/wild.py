@@ -7,7 +7,7 @@ Layouts (written by ``construction.wild.build`` and ``construction.open_validati
                                     license, license_declared, free_names, closed}
       sources.json                 every source seen, its licence and counts
       README.md                    the card
-      SHA256SUMS                   over the three; its sha256 is the corpus fingerprint
+      SHA256SUMS                   over the three; its lines of the first two are the corpus fingerprint
 
     data/open/                     shipped in the package (derived from tasks/)
       validation.jsonl             {query_id, function_name, reference, inputs}
@@ -28,6 +28,8 @@ from . import manifest
 from .io import BuiltDataset, DatasetError, read_jsonl
 
 WILD_CORPUS, WILD_SOURCES, WILD_CARD = "wild_corpus.jsonl", "sources.json", "README.md"
+WILD_DATA = (WILD_CORPUS, WILD_SOURCES)
+"""The wild corpus's data files (its fingerprint covers these; the card is description)."""
 VALIDATION = "validation.jsonl"
 OPEN_DATA_DIR: Path = Path(str(files("execretrieval_mteb"))) / "data" / "open"
 """The validation references and generators that ship with the open task."""
@@ -74,6 +76,11 @@ def _verified(root: Path, names: tuple[str, ...], what: str) -> str:
     return manifest.fingerprint(root, paths)
 
 
+def wild_fingerprint(root: Path) -> str:
+    """The wild corpus's fingerprint from its ``SHA256SUMS`` alone (``manifest.fingerprint`` of its data files)."""
+    return manifest.fingerprint(root, [Path(root) / name for name in WILD_DATA])
+
+
 def iter_wild(root: Path) -> Iterator[WildRecord]:
     """The rows of ``wild_corpus.jsonl`` one at a time (not verified: ``load_wild`` verifies)."""
     path = Path(root) / WILD_CORPUS
@@ -90,7 +97,7 @@ def load_wild(root: Path | str) -> WildCorpus:
     root = Path(root)
     if not (root / WILD_CORPUS).is_file():
         raise DatasetError(f"{root}: no {WILD_CORPUS}; build it with `execretrieval wild build -o {root}`")
-    fingerprint = _verified(root, (WILD_CORPUS, WILD_SOURCES), "rebuild it with `execretrieval wild build`")
+    fingerprint = _verified(root, WILD_DATA, "rebuild it with `execretrieval wild build`")
     return WildCorpus(root, tuple(iter_wild(root)), fingerprint)
 
 

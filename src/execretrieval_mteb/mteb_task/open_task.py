@@ -26,22 +26,25 @@ with an ``-open`` suffix until then.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mteb.abstasks.retrieval import AbsTaskRetrieval
-from mteb.abstasks.task_metadata import TaskMetadata
 
 from ..dataset import manifest
 from ..dataset.io import BuiltDataset, DatasetError, study_files
 from ..dataset.release import dataset_revision, pinned_release
-from ..dataset.wild import OpenPool, WildCorpus, combined_fingerprint, open_pool, validation_data_fingerprint
-from ..evaluation.metric_names import DEPTH, K_VALUES, MAIN_SCORE
+from ..dataset.wild import (
+    OpenPool, WildCorpus, combined_fingerprint, open_pool, validation_data_fingerprint, wild_fingerprint,
+)
+from ..evaluation.metric_names import DEPTH, K_VALUES
 from ..evaluation.ranking import Ranking
 from ..evaluation.scoring import score_rankings
 from ..evaluation.verdicts import passing_from_cache
-from .about import CITATION, QUERY_PROMPT, REFERENCE
+from .about import QUERY_PROMPT
 from .data_source import SPLIT, DataSource, load_source, resolve_source
+from .exec_retrieval import ExecRetrieval
 
 TASK_NAME = "ExecRetrievalOpen"
 DESCRIPTION = (
@@ -60,27 +63,11 @@ def default_oracle_cache() -> Path:
 class ExecRetrievalOpen(AbsTaskRetrieval):
     """ExecRetrievalOpen; ``data`` as for ``ExecRetrieval``, ``wild`` a wild corpus folder."""
 
-    metadata = TaskMetadata(
-        name=TASK_NAME,
-        description=DESCRIPTION,
-        reference=REFERENCE,
-        dataset={"path": pinned_release().repo_id, "revision": "local-open"},
-        type="Retrieval",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=[SPLIT],
-        eval_langs=["eng-Latn", "python-Code"],
-        main_score=MAIN_SCORE,
-        date=("2026-11-01", "2026-12-05"),
-        domains=["Programming", "Written"],
-        task_subtypes=["Code retrieval"],
-        license="apache-2.0",
-        annotations_creators="derived",
-        dialect=[],
-        sample_creation="found",
-        bibtex_citation=CITATION,
-        prompt={"query": QUERY_PROMPT},
-    )
+    # The closed task's metadata (the same queries, languages, scores and citation); only what differs is set.
+    metadata = ExecRetrieval.metadata.model_copy(update={
+        "name": TASK_NAME, "description": DESCRIPTION, "sample_creation": "found",
+        "dataset": {"path": pinned_release().repo_id, "revision": "local-open"}, "date": ("2026-11-01", "2026-12-05"),
+    }, deep=True)
     abstask_prompt = QUERY_PROMPT
     k_values = (1, 3, 5, 10, 20, 100)
 
@@ -113,7 +100,7 @@ class ExecRetrievalOpen(AbsTaskRetrieval):
             wild_dir = self._resolved_wild_dir()
             if not (wild_dir / manifest.SUMS).is_file():
                 return None
-            return combined_fingerprint(closed, manifest.fingerprint(wild_dir, []), validation_data_fingerprint())
+            return combined_fingerprint(closed, wild_fingerprint(wild_dir), validation_data_fingerprint())
         except (DatasetError, OSError):
             return None
 
@@ -188,6 +175,22 @@ class ExecRetrievalOpen(AbsTaskRetrieval):
 
 
 # If importing this module is what imported mteb, the start-up hook deferred the registration until now.
+@dataclass(frozen=True)
+class OpenLoaded:
+    """The open task in the shape ``results.encode`` takes (``task.LoadedTask``'s ``task``, ``fingerprint``
+    and ``revision``), read when asked: both are known once mteb has loaded the task's data."""
+
+    task: ExecRetrievalOpen
+
+    @property
+    def fingerprint(self) -> str:
+        return self.task.fingerprint or ""
+
+    @property
+    def revision(self) -> str:
+        return str(self.task.metadata.revision)
+
+
 from .registration import complete_pending  # noqa: E402
 
 complete_pending()

@@ -19,6 +19,7 @@ import numpy as np
 from ..dataset.io import write_text_atomic
 from ..evaluation.model_report import ModelIdentity, identity_record
 from ..mteb_task.data_source import SPLIT
+from ..mteb_task.open_task import OpenLoaded
 from ..mteb_task.task import LoadedTask
 from .frozen import FrozenEmbeddings, save_frozen
 from .matrices import is_bm25
@@ -102,7 +103,7 @@ def encode_stacked(model: Any, loaded: LoadedTask, frozen: FrozenEmbeddings, *, 
                             query=frozen.query, corpus=array.astype(np.float32, copy=False))
 
 
-def encode(model: Any, loaded: LoadedTask, folder: ResultsFolder, *, batch_size: int, progress: bool,
+def encode(model: Any, loaded: LoadedTask | OpenLoaded, folder: ResultsFolder, *, batch_size: int, progress: bool,
            stacked: bool = False) -> Encoded:
     """mteb evaluation of ``model`` on ``task``: result file, predictions, and frozen embeddings if dense
     (with ``stacked``, also the stacked mutants' embeddings; BM25 scores them without encoding)."""

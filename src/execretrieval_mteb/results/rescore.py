@@ -86,13 +86,11 @@ def rescore_folder(folder: ResultsFolder, data: str | Path | None, *, workers: i
                    progress: bool = False, oracle_cache: Path | None = None, figures: bool = True) -> Rescored:
     """Recompute everything ``run`` wrote for the folder's recorded models, in a staging folder."""
     from ..mteb_task.registration import ensure_registered
-    from ..mteb_task.task import ExecRetrieval
+    from ..mteb_task.task import load_task
 
     ensure_registered()
-    task = ExecRetrieval(data=data)
-    task.load_data()
-    dataset = task.built
-    assert dataset is not None
+    loaded = load_task(data)
+    task, dataset = loaded.task, loaded.built
     records, other = run_records(folder, dataset)
     with tempfile.TemporaryDirectory(prefix="execretrieval-rescore-") as tmp:
         stage = ResultsFolder(Path(tmp) / "results")
@@ -100,7 +98,7 @@ def rescore_folder(folder: ResultsFolder, data: str | Path | None, *, workers: i
         stage.embeddings_dir.symlink_to(folder.embeddings_dir.resolve(), target_is_directory=True)
         for slug, record in records:
             _mteb_evaluate(stage, task, slug, record, dataset, progress)
-            write_prediction_record(stage, slug, dataset.fingerprint, str(task.metadata.revision), record.model)
+            write_prediction_record(stage, slug, dataset.fingerprint, loaded.revision, record.model)
             evaluation = evaluate_predictions(stage.predictions(slug), dataset, record.model, workers=workers,
                                               progress=progress, oracle_cache=oracle_cache)
             write_evaluation(stage, evaluation, dataset)
