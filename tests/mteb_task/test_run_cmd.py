@@ -81,6 +81,21 @@ def test_the_run_counts_inputs_longer_than_the_model_reads(run_output: Path, tin
     assert "| max length (tokens) | snippets over it |" in (run_output / "analysis" / "report.md").read_text()
 
 
+def test_over_length_means_what_the_model_cuts_off(default_model) -> None:  # noqa: ANN001 - mteb's wrapper
+    """At L = 256 with [CLS] and [SEP]: 254 word pieces fit, 255 do not, and the embedding of an input
+    over L no longer sees its end; a model without a tokenizer (BM25) gets a reason, not a count."""
+    from execretrieval_mteb.mteb_task.bm25 import CodeBM25Search
+    from execretrieval_mteb.results.token_lengths import NO_TOKENIZER, count_token_lengths
+
+    fits, over = "x " * 253, "x " * 254
+    counted = count_token_lengths(default_model, [fits + "a", over + "a", "a"], [over + "a"])
+    assert (counted.max_length, counted.snippets_over, counted.snippets, counted.queries_over) == (256, 1, 3, 1)
+    embed = default_model.model.encode
+    assert (embed(over + "apple") == embed(over + "zebra")).all()  # cut off: the last word is never read
+    assert not (embed(fits + "apple") == embed(fits + "zebra")).all()
+    assert count_token_lengths(CodeBM25Search(), ["a"], ["a"]).reason == NO_TOKENIZER
+
+
 def test_oracle_checked_metrics_agree_with_mtebs_json(run_output: Path) -> None:
     """The hook (cache only, absent pairs fail) and the run (cache, then the oracle) must agree."""
     for report_path in (run_output / "evaluation").glob("*.json"):

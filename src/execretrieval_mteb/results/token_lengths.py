@@ -25,6 +25,7 @@ from .run_record import RunRecordError, read_run_record
 
 NO_TOKENIZER = ("not computed: the model exposes no tokenizer and maximum sequence length (a sentence-transformers "
                 "model does)")
+OTHER_TOKENIZER = "not computed: the model's tokenizer is not a Hugging Face tokenizer ({error})"
 
 
 def tokenizer_and_limit(model: Any) -> tuple[Callable[..., Any], int] | None:
@@ -53,8 +54,11 @@ def count_token_lengths(model: Any, snippets: Sequence[str], queries: Sequence[s
     if found is None:
         return NotComputed(NO_TOKENIZER)
     tokenizer, limit = found
-    return TokenLengths(max_length=limit, snippets=len(snippets), snippets_over=over_limit(tokenizer, limit, snippets),
-                        queries=len(queries), queries_over=over_limit(tokenizer, limit, queries))
+    try:
+        return TokenLengths(max_length=limit, snippets=len(snippets), snippets_over=over_limit(tokenizer, limit, snippets),
+                            queries=len(queries), queries_over=over_limit(tokenizer, limit, queries))
+    except (TypeError, KeyError) as exc:  # a callable of another kind: say so rather than fail the model's run
+        return NotComputed(OTHER_TOKENIZER.format(error=f"{type(exc).__name__}: {exc}"))
 
 
 def recorded_token_lengths(folder: ResultsFolder, model_name: str, dataset: BuiltDataset) -> TokenLengths | NotComputed | None:
