@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from analysis_helpers import RealModel
 
-from execretrieval_mteb.analysis import Analysis, AnalysisResult, PairedTest, StackedScores, write_analysis
+from execretrieval_mteb.analysis import (Analysis, AnalysisResult, PairedTest, StackedScores, TokenLengths,
+                                        write_analysis)
 from execretrieval_mteb.analysis.config import StatsConfig
 from execretrieval_mteb.analysis.figures import FIGURES
 from execretrieval_mteb.analysis.synthetic import synthetic_systems
@@ -111,7 +112,9 @@ def _inputs(bundled: BuiltDataset, bm25_models: list[RealModel]) -> dict[str, An
                             rng.random((1009, 150)).astype(np.float32), entries, (2,) * 50 + (3,) * 50 + (4,) * 50)
     return {"reports": [m.report for m in bm25_models] + [dense.report],
             "frozen": {bm25_models[0].report.model.name: bm25_models[0].frozen, name: dense.frozen},
-            "stacked": {name: stacked}, "embeddings": {name: dense.embeddings}}
+            "stacked": {name: stacked}, "embeddings": {name: dense.embeddings},
+            "token_lengths": {name: TokenLengths(max_length=256, snippets=5047, snippets_over=3, queries=1009,
+                                                 queries_over=0)}}
 
 
 def test_every_input_at_once_and_byte_identical_output(tmp_path: Path, bundled: BuiltDataset,
@@ -130,6 +133,10 @@ def test_every_input_at_once_and_byte_identical_output(tmp_path: Path, bundled: 
     assert first.length_bias_pooled == first.length_bias[dense]
     analyses = json.loads((tmp_path / "one" / "analyses.json").read_text())
     assert analyses[Analysis.DECEPTION.value]["pooled"]["models"] == [dense]
+    # the run's token counts reach the truncation entry and the report flags the over-length snippets
+    truncated = analyses[Analysis.TRUNCATION.value]
+    assert (truncated[dense]["max_seq_length"], truncated[dense]["snippets_over_max_length"]) == (256, 3)
+    assert truncated[bm25_models[0].report.model.name]["computed"] is False  # BM25 has no length limit
     # per-domain means carry intervals, and the hardest-domain sentence quotes one
     domains = first.per_domain
     for d in domains.domains:
@@ -140,6 +147,7 @@ def test_every_input_at_once_and_byte_identical_output(tmp_path: Path, bundled: 
     report = (tmp_path / "one" / "report.md").read_text()
     assert f"Hardest domain across models: **{hardest}**" in report and f"[{low:.3f}, {high:.3f}]" in report
     assert "| Δ exec@3 [95 %] | Δ exec@5 [95 %] |" in report and "population" in report
+    assert f"**{dense}**: 3 of 5047 snippets and 0 of 1009 queries are longer than its maximum sequence length" in report
     second = write_analysis(tmp_path / "two", dataset=bundled, config=FAST, **_inputs(bundled, bm25_models))
     files = sorted(p.relative_to(tmp_path / "one") for p in first.files)
     assert files == sorted(p.relative_to(tmp_path / "two") for p in second.files)

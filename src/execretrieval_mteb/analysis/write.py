@@ -25,10 +25,12 @@ from .compute import analyse
 from .config import StatsConfig
 from .geometric_chance import FamilyEmbeddings
 from .intervals import intervals_json
+from .not_computed import NotComputed
 from .pairwise import pairwise_json
 from .report_md import render_report
 from .result import AnalysisResult
 from .stacked import StackedScores
+from .truncation import TokenLengths
 
 CONFIDENCE_INTERVALS, PAIRWISE_TESTS, ANALYSES, REPORT, FIGURES = (
     "confidence_intervals.json", "pairwise_tests.json", "analyses.json", "report.md", "figures",
@@ -57,17 +59,19 @@ def write_analysis(
     frozen: Mapping[str, FrozenScores] | None = None,
     stacked: Mapping[str, StackedScores] | None = None,
     embeddings: Mapping[str, FamilyEmbeddings] | None = None,
+    token_lengths: Mapping[str, TokenLengths | NotComputed] | None = None,
     *,
     config: StatsConfig = StatsConfig(),
     figures: bool = True,
 ) -> AnalysisResult:
     """Compute every statistic and analysis of ``reports`` and write them into ``out_dir``.
 
-    ``frozen``, ``stacked`` and ``embeddings`` are keyed by model name (``ModelReport.model.name``);
-    any of them may be missing for some or all models, and the analyses that need them say so.
+    ``frozen``, ``stacked``, ``embeddings`` and ``token_lengths`` are keyed by model name
+    (``ModelReport.model.name``); any of them may be missing for some or all models, and the analyses that need them say so.
     """
     out_dir = Path(out_dir)
-    result = analyse(reports, dataset, frozen=frozen, stacked=stacked, embeddings=embeddings, config=config)
+    result = analyse(reports, dataset, frozen=frozen, stacked=stacked, embeddings=embeddings,
+                     token_lengths=token_lengths, config=config)
     written = []
     for name, blob in ((CONFIDENCE_INTERVALS, intervals_json(result.intervals)),
                        (PAIRWISE_TESTS, pairwise_json(result.pairs)),

@@ -4,7 +4,9 @@ and the run record (``run_record``) that lets ``rescore`` rebuild all of it with
 mteb does the encoding and the search exactly as for any MTEB task (its result JSON gets exec@k
 from the task's metric hook, its predictions file every query's top 100). A dense model runs
 behind ``RecordingEncoder``, which keeps what mteb's own ``encode`` calls return, with the ids of
-the rows mteb encoded, so the embeddings are saved without a second encoding pass.
+the rows mteb encoded, so the embeddings are saved without a second encoding pass; and the texts
+the model read (prompt included), so the run record can say how many were longer than the model
+reads (``token_lengths``).
 """
 
 from __future__ import annotations
@@ -25,16 +27,19 @@ from .frozen import FrozenEmbeddings, save_frozen
 from .matrices import is_bm25
 from .results_folder import ResultsFolder, model_slug
 from .run_record import FrozenKind, MtebFiles, RunRecord, write_run_record
+from .token_lengths import count_token_lengths
 
 MODEL_META, RUN_SETTINGS = "model_meta.json", "run_settings.jsonl"
 
 
 class RecordingEncoder:
-    """An mteb encoder that delegates everything and records each ``encode`` call's rows and ids."""
+    """An mteb encoder that delegates everything and records each ``encode`` call's rows, ids and texts."""
 
     def __init__(self, model: Any) -> None:
         self._model = model
         self.recorded: dict[str, tuple[list[str], list[np.ndarray]]] = {}
+        self.texts: dict[str, list[str]] = {}
+        """By prompt type: each text as the model read it (the prompt mteb resolves for it, then the text)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._model, name)
@@ -45,9 +50,19 @@ class RecordingEncoder:
         key = getattr(prompt, "value", str(prompt))
         ids, parts = self.recorded.setdefault(key, ([], []))
         ids.extend(str(i) for i in inputs.dataset["id"])
+        if "text" in inputs.dataset.column_names:
+            prefix = self._prompt(kwargs.get("task_metadata"), prompt)
+            self.texts.setdefault(key, []).extend(prefix + str(t) for t in inputs.dataset["text"])
         array = out.detach().cpu().float().numpy() if hasattr(out, "detach") else np.asarray(out)
         parts.append(array.astype(np.float32, copy=False))
         return out
+
+    def _prompt(self, task_metadata: Any, prompt_type: Any) -> str:
+        """The prompt mteb's sentence-transformers wrapper prepends for this task and prompt type ("" if none)."""
+        prompts = getattr(self._model, "model_prompts", None) or {}
+        name_of = getattr(self._model, "get_prompt_name", None)
+        name = name_of(task_metadata, prompt_type) if prompts and callable(name_of) else None
+        return str(prompts.get(name) or "") if name else ""
 
     def frozen(self, model: ModelIdentity, fingerprint: str) -> FrozenEmbeddings | None:
         """The recorded query and document matrices (None when mteb did not encode both)."""
@@ -136,6 +151,8 @@ def encode(model: Any, loaded: LoadedTask | OpenLoaded, folder: ResultsFolder, *
             model=identity, frozen=FrozenKind.DENSE if frozen is not None else FrozenKind.BM25,
             dataset_fingerprint=fingerprint, dataset_revision=str(loaded.revision),
             mteb=mteb_files(folder, result_path),
+            token_lengths=(count_token_lengths(model, runner.texts.get("document", []), runner.texts.get("query", []))
+                           if isinstance(runner, RecordingEncoder) and frozen is not None else None),
         ))
     return Encoded(identity, slug, frozen)
 

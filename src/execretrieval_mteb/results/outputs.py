@@ -20,6 +20,7 @@ from .matrices import bm25_scores, frozen_embeddings, is_bm25, stacked_scores
 from .report import ReportError, read_report, report_json, write_report
 from .results_folder import ResultsFolder, model_slug
 from .rows import Row, ordered
+from .token_lengths import recorded_token_lengths
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,14 @@ def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True
 
     Full score matrices come from the folder's frozen embeddings (and BM25's recomputed scores), so
     the analyses that need scores outside the top k run for those models; the others say why not.
+    A dense model's token counts (for truncation) come from its run record.
     """
-    from ..analysis import FamilyEmbeddings, StackedScores, write_analysis
+    from ..analysis import FamilyEmbeddings, NotComputed, StackedScores, TokenLengths, write_analysis
 
     reports, skipped = gather(folder, dataset)
     frozen: dict[str, FrozenScores] = {}
     embeddings: dict[str, FamilyEmbeddings] = {}
+    token_lengths: dict[str, TokenLengths | NotComputed] = {}
     stacked: dict[str, StackedScores] = {}
     entry = {r.corpus_id: (r.source_entry_id, r.n_edits) for r in dataset.stacked}
     for report in reports:
@@ -84,6 +87,9 @@ def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True
         if dense is not None:
             frozen[name] = dense.scores()
             embeddings[name] = FamilyEmbeddings(dense.corpus_ids, dense.corpus, dense.model.similarity or "cosine")
+            counted = recorded_token_lengths(folder, name, dataset)
+            if counted is not None:
+                token_lengths[name] = counted
         elif is_bm25(name):
             frozen[name] = bm25_scores(dataset)
         extra = stacked_scores(folder, name, dataset)
@@ -94,7 +100,7 @@ def finish(folder: ResultsFolder, dataset: BuiltDataset, *, figures: bool = True
     rows: list[Row] = []
     if reports:
         result = write_analysis(folder.analysis, reports, dataset, frozen=frozen, stacked=stacked,
-                                embeddings=embeddings, figures=figures)
+                                embeddings=embeddings, token_lengths=token_lengths, figures=figures)
         pairwise: dict[str, dict[str, dict[str, float]]] = {}
         for pair in result.pairs:
             pairwise.setdefault(pair.a, {}).setdefault(pair.b, {})[pair.metric] = pair.p_holm
