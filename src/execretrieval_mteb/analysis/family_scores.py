@@ -45,30 +45,26 @@ class FamilyScores:
 
     def deceived(self) -> np.ndarray:
         """(n_queries, width): 1.0 when the mutant scores at least the canonical, 0.0 when below, NaN when undecided or absent."""
-        c = self.canonical[:, None]
-        m = self.mutants
-        b = self.bound[:, None]
-        c_known, m_known = ~np.isnan(c), ~np.isnan(m)
-        out = np.full(m.shape, np.nan)
-        both = c_known & m_known
-        out[both] = (m >= c)[both]
-        out[c_known & ~m_known & (b < c)] = 0.0
-        out[~c_known & m_known] = 1.0
-        out[~self.mutant_mask] = np.nan
-        return out
+        return self._beats(np.greater_equal)
 
     def above(self) -> np.ndarray:
         """(n_queries, width): 1.0 when the mutant scores strictly above the canonical, 0.0 when at most,
         NaN when undecided or absent (the similarity gap's strict count; ``deceived`` counts ties too)."""
+        return self._beats(np.greater)
+
+    def _beats(self, beats: np.ufunc) -> np.ndarray:
+        """``beats(mutant, canonical)`` where it is decided. An unknown score is at most ``bound``: an
+        unknown mutant does not beat a known canonical that ``bound`` does not beat, and a known mutant
+        beats an unknown canonical when it beats ``bound`` (always, for ``>=``: a known score is at least it)."""
         c = self.canonical[:, None]
         m = self.mutants
         b = self.bound[:, None]
         c_known, m_known = ~np.isnan(c), ~np.isnan(m)
         out = np.full(m.shape, np.nan)
         both = c_known & m_known
-        out[both] = (m > c)[both]
-        out[c_known & ~m_known & (b <= c)] = 0.0
-        out[~c_known & m_known & (m > b)] = 1.0
+        out[both] = beats(m, c)[both]
+        out[c_known & ~m_known & ~beats(b, c)] = 0.0
+        out[~c_known & m_known & beats(m, b)] = 1.0
         out[~self.mutant_mask] = np.nan
         return out
 
