@@ -104,9 +104,10 @@ def card_data(inputs: CardInputs) -> tuple[Any, dict[str, Any]]:
     """
     from huggingface_hub import DatasetCardData
 
-    from ..mteb_task.task import load_task
+    from ..mteb_task.exec_retrieval import ExecRetrieval
 
-    mteb_data, values = load_task(inputs.dataset.root).task.metadata._create_dataset_card_data()
+    # The task's own metadata is all mteb's generator reads (``inputs.dataset`` is loaded already).
+    mteb_data, values = ExecRetrieval.metadata._create_dataset_card_data()
     fields = mteb_data.to_dict()
     tags = list(dict.fromkeys([*fields.get("tags", []), *EXTRA_TAGS]))
     data = DatasetCardData(
