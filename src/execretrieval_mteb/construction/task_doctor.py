@@ -19,6 +19,9 @@ the canonical, then, for candidates that might be one program, with each other).
 - notes: how many candidates each realism rule removed; the candidates by verdict (usable,
   equivalent, raises_only, crash_only, agrees_on_inputs, ...) and the usable ones' lines; pairs
   found to be one program;
+- stated-rule variants (``[[validation.rules]]``, see ``rule_variants``) that pass every test: a
+  rule the query states and no test pins, with an input where the variant and the canonical
+  differ when the generator has one (none: the generator does not cover the rule either);
 - the query: code fragments it quotes (and mutants whose edit breaks a quoted fragment),
   implementation prescriptions, and exceptions the tests require that it never mentions.
 
@@ -48,6 +51,7 @@ from .gates import check_canonical, check_live, check_mutants, check_reference, 
 from .mutation import Enumeration, Mutant, RealismRule, enumerate_candidates
 from .mutation.realism import squash
 from .selection import Rejection, SamePrograms, Verdict, edit_lines, select_mutants
+from .rule_variants import RuleVariant, missed_rule, surviving, variant_suites
 from .task_files import AuthoredTask, parse_task_file
 from ..oracle.agreement import (
     INPUTS_SEED,
@@ -88,6 +92,7 @@ class TaskReport:
     verdicts: list[Verdict] = field(default_factory=list)
     picks: list[Verdict] = field(default_factory=list)
     reference: Agreement | None = None
+    rule_survivors: list[RuleVariant] = field(default_factory=list)
 
     def of(self, status: Rejection | None) -> list[Verdict]:
         """Candidates with that verdict (None: usable, agreement run)."""
@@ -124,10 +129,18 @@ def _quoted_and_broken(fragment: str, canonical: str, mutants: Sequence[Mutant])
     return quoted in squash(canonical) and any(quoted not in squash(m.code) for m in mutants)
 
 
-def diagnose(tasks: Sequence[AuthoredTask], workers: int | None = None, progress: bool = False) -> list[TaskReport]:
-    """Every check of every task in three batched oracle calls (tests; agreements; same-program pairs)."""
-    reports = [TaskReport(t, enumerate_candidates(t.canonical)) for t in tasks]
+def diagnose(
+    tasks: Sequence[AuthoredTask], workers: int | None = None, progress: bool = False, rules_only: bool = False
+) -> list[TaskReport]:
+    """Every check of every task in batched oracle calls (tests; agreements; same-program pairs).
+
+    ``rules_only`` checks the canonical, its reference and the stated-rule variants, no candidates:
+    the quick loop while writing rules and tests."""
+    reports = [TaskReport(t, Enumeration((), ()) if rules_only else enumerate_candidates(t.canonical)) for t in tasks]
     _run_tests(reports, workers, progress)
+    _run_rule_agreements(reports, workers, progress)
+    if rules_only:
+        return reports
     _run_agreements(reports, workers, progress)
     same = _run_pairs(reports, workers, progress)
     for report in reports:
@@ -148,6 +161,7 @@ def _run_tests(reports: Sequence[TaskReport], workers: int | None, progress: boo
         if t.validation:
             suites.append(reference_suite(t.canonical, t.function_name, t.validation.reference, t.validation.inputs))
         suites += [Suite(m.code, t.tests) for m in r.enumeration.mutants]
+        suites += variant_suites(_rules(t), t.tests)
     results = iter(_run(suites, workers, progress))
     for r in reports:
         t = r.task
@@ -165,7 +179,31 @@ def _run_tests(reports: Sequence[TaskReport], workers: int | None, progress: boo
                     r.problems.append(f"{reason}: {_show(t, None, r.reference.disagree or r.reference.timeouts)}")
         raises = raises_tests(t.tests)
         r.verdicts = [Verdict(m, next(results), raises) for m in r.enumeration.mutants]
+        rules = _rules(t)
+        r.rule_survivors = surviving(rules, [next(results) for _ in rules])
+        if not rules:
+            r.problems.append("no [[validation.rules]]: add one plausible wrong variant per rule the query states")
 
+
+def _rules(task: AuthoredTask) -> tuple[RuleVariant, ...]:
+    return task.validation.rules if task.validation else ()
+
+
+def _run_rule_agreements(reports: Sequence[TaskReport], workers: int | None, progress: bool) -> None:
+    """Surviving rule variants against the canonical on the generated inputs, to show a test to add."""
+    jobs = [(r, v) for r in reports if _comparable(r) for v in r.rule_survivors]
+    suites = [mutant_suite(v.code, r.task.function_name, r.task.canonical, r.task.validation.inputs) for r, v in jobs]
+    for (r, variant), result in zip(jobs, _run(suites, workers, progress)):
+        agreement = read_mutant_agreement(result)
+        shown = (
+            _show(r.task, (variant.code, "variant"), agreement.disagree)
+            if agreement.disagree
+            else "it agrees with the canonical on every generated input: add the rule's case to inputs(rng) too"
+        )
+        r.problems.append(f"{missed_rule(variant)}: {shown}")
+    for r in reports:
+        if not _comparable(r):
+            r.problems += [f"{missed_rule(v)}: (no generator to show an input)" for v in r.rule_survivors]
 
 def _comparable(report: TaskReport) -> bool:
     """The task's generator works, so its candidates can be compared with the canonical."""
@@ -271,11 +309,19 @@ print(json.dumps(out))
 '''
 
 
-def _show(task: AuthoredTask, mutant: Mutant | None, indices: Sequence[int]) -> str:
-    """``f(args)``: canonical -> X, mutant/reference -> Y, for the first disagreeing input (best effort)."""
+def _show(task: AuthoredTask, other_code: Mutant | tuple[str, str] | None, indices: Sequence[int]) -> str:
+    """``f(args)``: canonical -> X, mutant/variant/reference -> Y, for the first disagreeing input (best effort)."""
     if not indices or task.validation is None:
         return "(no input to show)"
-    other = (mutant.code, task.function_name) if mutant else (task.validation.reference, "reference")
+    if isinstance(other_code, tuple):
+        code, label = other_code
+        other = (code, task.function_name)
+    elif other_code is not None:
+        code, label = other_code.code, "mutant"
+        other = (code, task.function_name)
+    else:
+        label = "reference"
+        other = (task.validation.reference, "reference")
     spec = {
         "inputs": task.validation.inputs, "seed": INPUTS_SEED, "index": indices[0], "canonical": task.canonical,
         "target": task.function_name, "other": other,
@@ -288,7 +334,6 @@ def _show(task: AuthoredTask, mutant: Mutant | None, indices: Sequence[int]) -> 
         shown = json.loads(done.stdout)
     except (subprocess.TimeoutExpired, json.JSONDecodeError, OSError):
         return f"input #{indices[0]} (could not be shown)"
-    label = "mutant" if mutant else "reference"
     return f"{task.function_name}({shown['args']}): canonical -> {shown['canonical']}, {label} -> {shown['other']}"
 
 
@@ -315,10 +360,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="task_doctor", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", help="task files or folders (a domain folder or tasks/)")
     parser.add_argument("--all", action="store_true", help="also list clean tasks and every note")
+    parser.add_argument(
+        "--rules", action="store_true", help="quick: the canonical, its reference and the rule variants only"
+    )
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args(argv)
     tasks = _load(args.paths)
-    reports = diagnose(tasks, workers=args.workers, progress=sys.stderr.isatty())
+    reports = diagnose(tasks, workers=args.workers, progress=sys.stderr.isatty(), rules_only=args.rules)
     dirty = 0
     for report in reports:
         if not report.problems and not args.all:

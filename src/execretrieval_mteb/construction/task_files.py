@@ -17,10 +17,12 @@ from pathlib import Path
 
 from ..dataset.schema import DOMAINS
 from ..errors import ExecRetrievalError
+from .rule_variants import RuleVariant, RuleVariantError, build_variant
 
 FIELDS: tuple[str, ...] = ("query", "canonical", "tests")
 OPTIONAL_FIELDS: tuple[str, ...] = ("validation",)
 VALIDATION_FIELDS: tuple[str, ...] = ("reference", "inputs")
+VALIDATION_OPTIONAL: tuple[str, ...] = ("rules",)
 
 
 class TaskFileError(ExecRetrievalError):
@@ -48,10 +50,13 @@ class ValidationSpec:
     ``reference`` defines ``reference(...)``, an independently written implementation of the query
     (a different algorithm from the canonical, same signature); ``inputs`` defines ``inputs(rng)``,
     returning 10-30 typical *valid* argument tuples drawn with ``rng`` (a seeded ``random.Random``).
+    ``rules`` holds one plausible wrong program per rule the query states (``rule_variants``);
+    a test must kill each.
     """
 
     reference: str
     inputs: str
+    rules: tuple[RuleVariant, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,12 @@ def _line_of(text: str, key: str) -> int:
     """1-based line where ``key = ...`` is assigned, or 1 when the key is absent."""
     match = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text, flags=re.MULTILINE)
     return text.count("\n", 0, match.start()) + 1 if match else 1
+
+
+def _nth_line(text: str, header: str, n: int) -> int:
+    """1-based line of the ``n``-th (1-based) ``header`` line, or 1 when there are fewer."""
+    lines = [i for i, line in enumerate(text.splitlines(), 1) if line.strip() == header]
+    return lines[n - 1] if len(lines) >= n else 1
 
 
 def _toml_line(message: str) -> int:
@@ -110,11 +121,24 @@ def parse_task_file(text: str, rel_path: str) -> AuthoredTask | TaskFileProblem:
     if validation is not None:
         if not isinstance(validation, dict):
             return problem("validation", "'validation' must be a table: [validation] with reference and inputs")
-        for key in sorted(set(validation) - set(VALIDATION_FIELDS)):
-            return problem(key, f"unknown field 'validation.{key}'; [validation] holds only reference and inputs")
+        for key in sorted(set(validation) - set(VALIDATION_FIELDS) - set(VALIDATION_OPTIONAL)):
+            return problem(
+                key, f"unknown field 'validation.{key}'; [validation] holds only reference, inputs and rules"
+            )
         for key in VALIDATION_FIELDS:
             if not isinstance(validation.get(key), str) or not validation[key].strip():
                 return problem(key, f"field 'validation.{key}' must be a non-empty string ('''...''')")
+    rules: list[RuleVariant] = []
+    if validation is not None:
+        entries = validation.get("rules", [])
+        if not isinstance(entries, list):
+            return problem("rules", "'validation.rules' must be an array of tables: [[validation.rules]]")
+        for index, entry in enumerate(entries, 1):
+            try:
+                rules.append(build_variant(canonical.replace("\r\n", "\n"), function_name, entry, index))
+            except RuleVariantError as exc:
+                line = _nth_line(text, "[[validation.rules]]", index)
+                return TaskFileProblem(domain, function_name, rel_path, f"{rel_path}:{line}: {exc}")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", function_name):
         return problem(
             "canonical", f"file name '{file_name}' is not a Python identifier; name the file <function_name>.toml"
@@ -131,6 +155,7 @@ def parse_task_file(text: str, rel_path: str) -> AuthoredTask | TaskFileProblem:
         else ValidationSpec(
             reference=validation["reference"].replace("\r\n", "\n"),
             inputs=validation["inputs"].replace("\r\n", "\n"),
+            rules=tuple(rules),
         ),
     )
 
