@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from execretrieval_mteb.cli.main import main
+from execretrieval_mteb.construction.mutation import RealismRule
 from execretrieval_mteb.construction.builder import BuildOptions, BuildResult, build
 from execretrieval_mteb.dataset.io import load_dataset
 from execretrieval_mteb.dataset.schema import BugType, Label
@@ -284,8 +285,8 @@ def test_report_lists_equivalents_validation_rule_removals_and_stacked_counts(fi
     assert {"bug_type": "wrong_operator", "line": 7} == {k: caesar[0][k] for k in ("bug_type", "line")}
     assert 'ord(ch) + ord("A") + k' in caesar[0]["description"]  # 2 * 65 is 0 modulo 26
     removed = report["candidates"]["removed_by_rule"]
-    assert set(removed) == {"no_op_arithmetic", "equality_not_a_boundary", "literal_first_swap", "whitespace_only"}
-    assert removed["no_op_arithmetic"]["off_by_one"] > 0 and removed["literal_first_swap"]["swap_arguments"] > 0
+    assert set(removed) == {r.value for r in RealismRule}
+    assert removed["no_op_arithmetic"]["off_by_one"] > 0 and removed["magic_constant"]["off_by_one"] > 0 and removed["literal_first_swap"]["swap_arguments"] > 0
     assert report["candidates"]["live"] == 0 and report["candidates"]["equivalent"] > 0
     by_type = report["candidates"]["verdicts_by_bug_type"]
     assert {k: sum(v.values()) for k, v in by_type.items()} == {k: report["candidates"][k] for k in by_type}

@@ -32,9 +32,13 @@ def test_off_by_one_shifts_plain_literals_and_indices_but_not_bounds() -> None:
 
 def test_off_by_one_keeps_literal_base_and_treats_minus_one_as_a_literal() -> None:
     code = "def f(n):\n    return (n & 0xFF) + -1\n"
-    assert _edits(code, BugType.OFF_BY_ONE) == {("0xFF", "0x100"), ("0xFF", "0xFE"), ("-1", "-2")}
     removed = enumerate_candidates(code, [BugType.OFF_BY_ONE]).removed
-    assert [(rule, m.before, m.after) for rule, m in removed] == [(RealismRule.NO_OP_ARITHMETIC, "-1", "0")]
+    assert [(rule, m.before, m.after) for rule, m in removed] == [
+        (RealismRule.MAGIC_CONSTANT, "0xFF", "0x100"),  # the base is kept in the text, then the mask is judged
+        (RealismRule.MAGIC_CONSTANT, "0xFF", "0xFE"),
+        (RealismRule.ODD_SENTINEL, "-1", "-2"),
+        (RealismRule.NO_OP_ARITHMETIC, "-1", "0"),
+    ]
 
 
 def test_boundary_shifts_comparison_literals_range_and_slice_bounds() -> None:
@@ -175,7 +179,7 @@ def test_no_op_arithmetic_removes_identities_and_constants_only() -> None:
     assert len(removed) == 4
     assert {(m.before, m.after) for m in removed} == {("1", "0"), ("2", "1")}  # - 0, += 0, * 1, % 1
     kept = {(m.before, m.after) for m in enumerate_mutants(code, [BugType.OFF_BY_ONE])}
-    assert kept == {("1", "2"), ("2", "3"), ("3", "2"), ("3", "4")}
+    assert kept == {("1", "2")}  # - 2 and += 2; the other shifts are units (magic_constant)
     codes = {m.code for m in enumerate_mutants(code)}
     assert not any("len(keys) - 0" in c or "i += 0" in c or "x * 1" in c or "n % 1" in c for c in codes)
 
@@ -214,3 +218,45 @@ def test_removed_counts_have_every_rule_and_bug_type() -> None:
     assert counts["no_op_arithmetic"]["off_by_one_boundary"] == 1  # n - 0 == 0
     assert counts["equality_not_a_boundary"]["off_by_one_boundary"] == 3  # n - 2 == 0, n - 1 == 1, n - 1 == -1
     assert counts["literal_first_swap"]["swap_arguments"] == 1  # 1 - n
+    assert counts["magic_constant"] == {t.value: 0 for t in BugType}
+
+
+def test_units_masks_bases_and_steps_are_not_off_by_one_sites() -> None:
+    code = (
+        "def f(n, s, xs):\n"
+        "    t = n // 2 + (n & 0xFF) + (n << 8) + n * 3\n"
+        "    t %= 1440\n"
+        "    h, m = divmod(t, 60)\n"
+        "    return t + h + int(s, 16) + xs[::-1][0] + sum(range(0, n, 2)) + pow(n, 2, 7) + (t - 1)\n"
+    )
+    magic = {(b, a) for r, b, a in _removed(code) if r is RealismRule.MAGIC_CONSTANT}
+    assert magic == {
+        ("2", "3"), ("0xFF", "0x100"), ("0xFF", "0xFE"), ("8", "7"), ("8", "9"), ("3", "2"), ("3", "4"),
+        ("1440", "1439"), ("1440", "1441"), ("60", "59"), ("60", "61"), ("16", "15"), ("16", "17"),
+        ("-1", "-2"), ("-1", "0"), ("2", "1"), ("7", "6"), ("7", "8"),
+    }
+    kept = _edits(code, BugType.OFF_BY_ONE)
+    assert ("1", "2") in kept and ("0", "1") in kept  # t - 2, xs[::-1][1]: a count and an index
+    assert not any(b in ("0xFF", "1440", "60", "16") for b, _a in kept)
+
+
+def test_a_shift_that_repeats_a_table_entry_is_removed() -> None:
+    code = "def f(n):\n    witnesses = (2, 3, 5, 7)\n    return [n % w for w in witnesses]\n"
+    duplicate = {(b, a) for r, b, a in _removed(code) if r is RealismRule.DUPLICATE_TABLE_ENTRY}
+    assert duplicate == {("2", "3"), ("3", "2")}
+    assert {("5", "6"), ("7", "8"), ("2", "1")} <= _edits(code, BugType.OFF_BY_ONE)
+
+
+def test_range_swaps_and_minus_two_sentinels_are_removed() -> None:
+    code = (
+        "def f(xs, n):\n"
+        "    for i in range(1, n + 1):\n"
+        "        if xs[i - 1] == n:\n"
+        "            return i - 1\n"
+        "    return -1\n"
+    )
+    removed = _removed(code)
+    assert (RealismRule.RANGE_SWAP, "1, n + 1", "n + 1, 1") in removed
+    assert (RealismRule.ODD_SENTINEL, "-1", "-2") in removed
+    assert ("-1", "0") in _edits(code, BugType.OFF_BY_ONE)  # not found as 0: a plausible slip
+    assert not _edits(code, BugType.SWAP_ARGUMENTS) & {("1, n + 1", "n + 1, 1")}

@@ -64,6 +64,7 @@ from .selection import (
 )
 from .stacked import StackedMutant, pick_stacked, stack_candidates
 from .sweeps import CrossPair, CrossResult, Sweep, cross_canonical_pairs, summarise_cross
+from .rule_variants import RuleVariant, check_rules, variant_suites
 from .task_files import AuthoredTask, load_task_files
 from ..oracle.agreement import (
     Agreement,
@@ -209,6 +210,7 @@ class _Build:
         self.references: dict[str, Agreement] = {}
         self.verdicts: dict[str, list[Verdict]] = {}
         self.same: dict[str, SamePrograms] = {}
+        self.rule_misses: dict[str, list[str]] = {}  # gate 4 reasons: stated rules no test pins
         self.runs: Counter[str] = Counter()  # suites by purpose, for the report
 
     def run(self) -> BuildResult:
@@ -257,6 +259,11 @@ class _Build:
                 **rejection_counts(all_verdicts),
                 "verdicts_by_bug_type": counts_by_bug_type(all_verdicts),
                 "same_program_pairs": sum(len(s.same) for s in self.same.values()),
+                "rule_variants": {
+                    "tasks_with_rules": sum(1 for t in tasks if _rules(t)),
+                    "variants": sum(len(_rules(t)) for t in tasks),
+                    "missed_by_tests": sum(len(m) for m in self.rule_misses.values()),
+                },
                 "runs": {k: self.runs[k] for k in sorted(self.runs)},
                 "oracle_calls": self.execute.calls,
                 "execution_cache_rows": len(cache_rows),
@@ -316,13 +323,19 @@ class _Build:
         suites = [Suite(t.canonical, t.tests) for t in runnable]
         suites += [reference_suite(t.canonical, t.function_name, *_validation(t)) for t in runnable]
         suites += [Suite(m.code, t.tests) for t in runnable for m in self.enumerations[t.path].mutants]
-        self.log(f"round 1: {len(suites)} suites ({len(runnable)} canonicals, their references and every candidate)")
+        rule_suites = [s for t in runnable for s in variant_suites(_rules(t), t.tests)]
+        self.log(
+            f"round 1: {len(suites) + len(rule_suites)} suites ({len(runnable)} canonicals, their references, "
+            "every candidate and every stated-rule variant)"
+        )
         self.runs["candidate_tests"] += len(suites) - 2 * len(runnable)
+        self.runs["rule_variant_tests"] += len(rule_suites)
+        suites += rule_suites
         self.runs["canonical_references"] += len(runnable)
         results = iter(self.execute(suites))
         self.canonical_results = {t.path: next(results) for t in runnable}
         reference_results = {t.path: next(results) for t in runnable}
-        passing = []
+        gate3: dict[str, list[str]] = {}
         for task in runnable:
             reasons = check_canonical(self.canonical_results[task.path], task.tests)
             try:
@@ -330,10 +343,13 @@ class _Build:
                 reasons += check_reference(self.references[task.path])
             except ValidationSetupError as exc:
                 reasons.append(str(exc))
+            gate3[task.path] = reasons
             raises = raises_tests(task.tests)
             self.verdicts[task.path] = [Verdict(m, next(results), raises) for m in self.enumerations[task.path].mutants]
-            if self.ledger.check(Gate.CANONICAL_EXECUTION, task.path, reasons):
-                passing.append(task)
+        for task in runnable:
+            rules = _rules(task)
+            self.rule_misses[task.path] = check_rules(rules, [next(results) for _ in rules])
+        passing = [t for t in runnable if self.ledger.check(Gate.CANONICAL_EXECUTION, t.path, gate3[t.path])]
         for task in passing:
             self.same[task.path] = SamePrograms()
         return passing
@@ -362,7 +378,11 @@ class _Build:
             wanted[task.path] = list(dict.fromkeys(survivors + preferred + first.get(task.path, [])))
         self._compare(by_path, wanted, [])
         alive = [
-            t for t in alive if self.ledger.check(Gate.MUTANT_EXECUTION, t.path, check_live(self.verdicts[t.path]))
+            t
+            for t in alive
+            if self.ledger.check(
+                Gate.MUTANT_EXECUTION, t.path, self.rule_misses[t.path] + check_live(self.verdicts[t.path])
+            )
         ]
         for _round in range(VERIFY_ROUNDS - 1):
             picks = self._choose(alive, optimistic=True)
@@ -636,6 +656,10 @@ class _Build:
         for s in shipped:
             self.ledger.check(Gate.CORPUS_INTEGRITY, s.task.path, [])
         return shipped
+
+
+def _rules(task: AuthoredTask) -> tuple[RuleVariant, ...]:
+    return task.validation.rules if task.validation else ()
 
 
 def _validation(task: AuthoredTask) -> tuple[str, str]:

@@ -7,7 +7,8 @@
 3. canonical execution: the canonical passes every test; the task has a validation-only check
                         (``[validation]``) whose generator works, and the canonical agrees with
                         the independent reference on every generated input.
-4. mutant execution:    no single-edit candidate survives the tests while disagreeing with the
+4. mutant execution:    every stated-rule variant (``[[validation.rules]]``, see ``rule_variants``)
+                        fails a test; no single-edit candidate survives the tests while disagreeing with the
                         canonical on a generated input (a *live* mutant: the tests miss a bug);
                         every chosen mutant fails at least one value test with a wrong output,
                         no test times out or comes near its CPU limit, and it disagrees with the canonical on a generated

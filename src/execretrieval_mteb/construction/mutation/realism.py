@@ -14,6 +14,19 @@ and the candidate's text alone, before anything runs.
 - ``literal_first_swap``: a ``swap_arguments`` edit that moves a literal in front of a
   non-literal (``y % 100`` -> ``100 % y``, ``d.get(k, 0)`` -> ``d.get(0, k)``): an order no one
   would write by mistake. Swapping two literals, or a literal back behind a name, is kept.
+- ``magic_constant``: an ``off_by_one`` shift of a literal that names a unit, not a count: a
+  multiplier, divisor, modulus, exponent, shift amount or mask (``//= 2`` -> ``//= 3``, ``<< 8`` ->
+  ``<< 9``, ``|= 8`` -> ``|= 9``, ``% 16`` -> ``% 17``), a literal written in hex, octal or binary
+  (``& 0xFF`` -> ``& 0xFE``), the divisor of ``divmod``, the base of ``int``, an exponent or modulus
+  of ``pow``, or the step of a ``range`` or slice (``[::-1]`` -> ``[::-2]``). Nobody miscounts
+  these; an off-by-one bug sits in a count, an index or an initial value.
+- ``duplicate_table_entry``: a literal shifted onto the value of another element of the same
+  list, tuple or set literal (Miller-Rabin witnesses ``(2, 3, 5, 7)`` -> ``(2, 2, 5, 7)``, check
+  weights with a repeated weight): a table with a repeated entry reads as a typo, not a bug.
+- ``range_swap``: a ``swap_arguments`` edit inside ``range(...)``: the loop then never runs
+  (``range(2, n + 1)`` -> ``range(n + 1, 2)``) or steps by its bound; no one writes either.
+- ``odd_sentinel``: ``-1`` shifted to ``-2`` (``return -1`` -> ``return -2``, ``step = -1`` ->
+  ``step = -2``): a sentinel or direction no one would pick.
 - ``whitespace_only``: the mutant equals the canonical once every whitespace character is removed,
   inside string literals too (``.replace(" ", "")`` -> ``.replace("", " ")``): the difference is
   invisible to a reader, so a ranking cannot be asked to see it.
@@ -36,6 +49,10 @@ class RealismRule(enum.Enum):
     NO_OP_ARITHMETIC = "no_op_arithmetic"
     EQUALITY_NOT_A_BOUNDARY = "equality_not_a_boundary"
     LITERAL_FIRST_SWAP = "literal_first_swap"
+    MAGIC_CONSTANT = "magic_constant"
+    DUPLICATE_TABLE_ENTRY = "duplicate_table_entry"
+    RANGE_SWAP = "range_swap"
+    ODD_SENTINEL = "odd_sentinel"
     WHITESPACE_ONLY = "whitespace_only"
 
 
@@ -64,6 +81,18 @@ LEFT_IDENTITY: dict[type[ast.operator], frozenset[int]] = {
     ast.BitAnd: frozenset({0}),
 }
 """Left operand values that make ``value <op> x`` the identity or a constant."""
+SCALE_OPERATORS = (
+    ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor
+)
+"""Operators whose literal operand is a unit (scale, divisor, modulus, exponent, shift, mask)."""
+UNIT_ARGUMENTS: dict[str, frozenset[int]] = {
+    "divmod": frozenset({1}),
+    "int": frozenset({1}),
+    "pow": frozenset({1, 2}),
+    "range": frozenset({2}),
+}
+"""Positional arguments that are units: a divisor, a base, an exponent or modulus, a step."""
+RADIX_PREFIXES = ("0x", "0o", "0b")
 
 
 def squash(text: str) -> str:
@@ -79,6 +108,14 @@ def unrealistic(parsed: Parsed, candidate: Candidate, code: str) -> RealismRule 
         return RealismRule.EQUALITY_NOT_A_BOUNDARY
     if candidate.bug_type is BugType.SWAP_ARGUMENTS and _puts_a_literal_first(parsed, candidate):
         return RealismRule.LITERAL_FIRST_SWAP
+    if candidate.bug_type is BugType.OFF_BY_ONE and _shifts_a_unit(parsed, candidate):
+        return RealismRule.MAGIC_CONSTANT
+    if candidate.bug_type in LITERAL_SHIFTS and _repeats_a_table_entry(parsed, candidate):
+        return RealismRule.DUPLICATE_TABLE_ENTRY
+    if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_range_arguments(parsed, candidate):
+        return RealismRule.RANGE_SWAP
+    if candidate.bug_type is BugType.OFF_BY_ONE and _shifted_literal(parsed, candidate) == (-1, -2):
+        return RealismRule.ODD_SENTINEL
     if squash(code) == squash(parsed.source.text):
         return RealismRule.WHITESPACE_ONLY
     return None
@@ -168,3 +205,50 @@ def _puts_a_literal_first(parsed: Parsed, candidate: Candidate) -> bool:
     else:
         return False
     return is_literal(second) and not is_literal(first)
+
+
+def _shifted_literal(parsed: Parsed, candidate: Candidate) -> tuple[int, int] | None:
+    """(old, new) when the candidate shifts an integer literal, else None."""
+    site = parsed.by_path.get(candidate.anchor)
+    old = None if site is None else _int_literal_value(site.node)
+    new = _new_value(candidate)
+    return None if old is None or new is None else (old, new)
+
+
+def _shifts_a_unit(parsed: Parsed, candidate: Candidate) -> bool:
+    """The shifted literal is a scale, divisor, modulus, exponent, shift, mask, base or step."""
+    site = parsed.by_path.get(candidate.anchor)
+    if site is None or _shifted_literal(parsed, candidate) is None:
+        return False
+    if parsed.source.segment(parsed.source.span(site.node)).lstrip("-+ ").lower().startswith(RADIX_PREFIXES):
+        return True
+    parent = parsed.parent(site)
+    if parent is None:
+        return False
+    field, index = site.path[-1]
+    node = parent.node
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, SCALE_OPERATORS)
+    if isinstance(node, ast.AugAssign):
+        return field == "value" and isinstance(node.op, SCALE_OPERATORS)
+    if isinstance(node, ast.Slice):
+        return field == "step"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and field == "args":
+        return index in UNIT_ARGUMENTS.get(node.func.id, frozenset())
+    return False
+
+
+def _repeats_a_table_entry(parsed: Parsed, candidate: Candidate) -> bool:
+    """The new value equals another literal element of the list/tuple/set the literal sits in."""
+    shift = _shifted_literal(parsed, candidate)
+    site = parsed.by_path.get(candidate.anchor)
+    parent = None if site is None else parsed.parent(site)
+    if shift is None or parent is None or not isinstance(parent.node, (ast.List, ast.Tuple, ast.Set)):
+        return False
+    others = [e for e in parent.node.elts if e is not site.node]  # type: ignore[union-attr]
+    return any(_int_literal_value(e) == shift[1] for e in others)
+
+
+def _swaps_range_arguments(parsed: Parsed, candidate: Candidate) -> bool:
+    node = resolve(parsed.tree, candidate.anchor)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
