@@ -97,3 +97,18 @@ def test_the_doctor_shows_an_input_that_tells_a_surviving_variant_apart(
     assert "tests miss a stated rule: 'return 0 when n < 1'" in out
     assert "lowest_set_bit(-6): canonical -> 0, variant -> 2" in out
     assert "the value of the lowest set bit" not in out  # killed by the tests
+
+
+def test_the_audit_counts_rules_the_earlier_tests_missed(tmp_path: Path) -> None:
+    from execretrieval_mteb.construction.rule_audit import audit, summary
+    from execretrieval_mteb.construction.task_files import load_task_files
+
+    for name, text in (("before", _task("", swap=NO_NEGATIVE)), ("now", _task(RULES))):
+        (tmp_path / name / "bit_manipulation").mkdir(parents=True)
+        (tmp_path / name / "bit_manipulation" / "lowest_set_bit.toml").write_text(text, encoding="utf-8")
+    now, _ = load_task_files(tmp_path / "now")
+    before, _ = load_task_files(tmp_path / "before")
+    (found,) = audit(now, before)
+    assert found.missed_before == ("return 0 when n < 1",)  # the other variant fails an old test too
+    assert found.tests_changed and found.tests_added == 1 and not found.canonical_changed and not found.query_changed
+    assert summary([found])["rules"] == 2 and summary([found])["rules_missed_before"] == 1

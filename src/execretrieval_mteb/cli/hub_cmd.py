@@ -1,6 +1,7 @@
 """``execretrieval hub stage|push|pin|stats``: release the dataset on the Hugging Face Hub.
 
-- ``stage DIR [--data D] [--results R] [--repo-id ORG/NAME]``: write the release folder (``hub.stage``);
+- ``stage DIR [--data D] [--results R] [--repo-id ORG/NAME] [--open [--wild W]]``: write the release folder
+  (``hub.stage``; ``--open`` adds the open task's wild corpus, validation data and results, ``hub.open_release``);
 - ``push DIR --repo-id ORG/NAME [--branch B] [--tag T] [--yes] [--pin]``: a dry run listing every
   file and its remote fate, or with ``--yes`` one commit (``hub.push``); prints the commit sha;
 - ``pin SHA [--repo-id ORG/NAME]``: verify that commit against its manifest, then write it into the package's
@@ -36,6 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "pairwise tests, figures and embeddings on this dataset go into results/ and embeddings/")
     stage.add_argument("--repo-id", default=None, metavar="ORG/NAME",
                        help="the Hub repository the card's examples name (default: the pinned release's)")
+    stage.add_argument("--open", action="store_true",
+                       help="also release ExecRetrievalOpen: the wild corpus, the validation data, its configs and "
+                            "the open results of --results (built first if this machine has no wild corpus yet)")
+    stage.add_argument("--wild", type=Path, metavar="WILD_DIR", default=None,
+                       help="with --open: the wild corpus folder (default: the one built for this environment)")
 
     push = _action(sub, "push", "upload a staged release as one commit (a dry run without --yes)")
     push.add_argument("dir", type=Path, metavar="DIR", help="a folder made by `execretrieval hub stage`")
@@ -78,11 +84,20 @@ def run(args: argparse.Namespace) -> int:
 def _stage(args: argparse.Namespace) -> int:
     from ..hub.stage import stage
 
-    staged = stage(args.dir, data=args.data, results=args.results, repo_id=args.repo_id)
+    wild = None
+    if args.open:
+        from ..construction.wild.store import ensure_wild
+
+        wild = ensure_wild(args.wild, say=lambda m: print(m, file=sys.stderr)).root
+    elif args.wild is not None:
+        raise UsageError("--wild: only with --open (the open task's wild corpus); add --open or drop --wild")
+    staged = stage(args.dir, data=args.data, results=args.results, repo_id=args.repo_id, wild=wild)
     print(f"staged {len(staged.files)} files in {staged.root}/ (data fingerprint {staged.source_fingerprint}; "
           f"SHA256SUMS sha256 {staged.fingerprint})")
     for row in staged.rows:
         print(f"  results: {row.model}")
+    for model in staged.open_models:
+        print(f"  open results: {model}")
     for note in staged.notes:
         print(f"  left out: {note}", file=sys.stderr)
     if not args.quiet:

@@ -42,9 +42,11 @@ def file_sha256(path: Path) -> str:
 
 
 def render_sums(root: Path, paths: Iterable[Path] | None = None) -> str:
-    """Manifest text over ``paths`` (default: every file below ``root`` but the manifest), sorted by path."""
+    """Manifest text over ``paths`` (default: every file below ``root`` but the manifest itself), sorted by path.
+
+    A nested folder's own ``SHA256SUMS`` (a release ships the wild corpus folder whole) is a file like any other."""
     root = Path(root)
-    chosen = paths if paths is not None else (p for p in root.rglob("*") if p.is_file() and p.name != SUMS)
+    chosen = paths if paths is not None else (p for p in root.rglob("*") if p.is_file() and p != root / SUMS)
     rels = sorted(Path(p).relative_to(root).as_posix() for p in chosen)
     return "".join(f"{file_sha256(root / rel)}  {rel}\n" for rel in rels)
 

@@ -32,6 +32,7 @@ from ..dataset.schema import DOMAINS, BugType, Label
 from ..errors import ExecRetrievalError
 from ..results.rows import Row, markdown_table
 from ..mteb_task.about import QUERY_PROMPT
+from .open_release import OpenRelease
 
 SIZE_CATEGORIES = (
     (1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
@@ -89,6 +90,8 @@ class CardInputs:
     """Release paths beyond the data (embeddings, results) -> what they are."""
     notes: Sequence[str] = ()
     """What the staging left out, and why (stated on the card)."""
+    open: OpenRelease | None = None
+    """The open task's part (``hub.open_release``), when staged with ``--open``."""
 
 
 def size_category(n: int) -> str:
@@ -218,6 +221,7 @@ def render_card(inputs: CardInputs, stats: Mapping[str, Any]) -> str:
         leaderboard_table=markdown_table(inputs.rows) if inputs.rows else "",
         extra_files=dict(inputs.extra_files),
         notes=list(inputs.notes),
+        open=inputs.open,
         **_build_values(report),
     )
     return str(card)

@@ -56,6 +56,7 @@ from ..results.results_folder import ResultsFolder
 from ..results.analysis_files import read_analysis
 from ..results.rows import Row, rows_from
 from ..mteb_task.data_source import SourceKind, resolve_source
+from .open_release import open_release
 from .card import CardInputs, Config, check_card, config_info, render_card
 from .repo_id import check_repo_id
 
@@ -79,6 +80,12 @@ CONFIGS: tuple[tuple[str, str, str], ...] = (
     ("execution_cache", f"data/{EXECUTION_CACHE}", "per-test outcomes (`pass`, `FAIL`, `ERROR:<type>`, `TIMEOUT`) "
                                                    "keyed by the sha256 of the code and of the test list"),
     ("stacked_mutants", f"data/{STACKED_MUTANTS}", "companion mutants with 2-4 composed edits (never in the corpus)"),
+    ("open_corpus", "open_corpus", "ExecRetrievalOpen's corpus for mteb: `id`, `title`, `text` (the benchmark's "
+                                   "snippets, then the wild functions)"),
+    ("wild_corpus", "wild_corpus", "every wild function with its package, version, file, line and licence, its "
+                                   "`free_names` and whether it runs alone (`closed`)"),
+    ("open_validation", "open_validation", "each query's independent `reference` and `inputs(rng)` generator: "
+                                           "the open task's strong judge"),
 )
 """(config, the JSONL rows it holds, content) of every config a release can have; each is shipped as
 ``<config>/test.parquet`` (``datasets`` reads one format per repository, and Parquet is the Hub's), and
@@ -103,6 +110,8 @@ class Staged:
     files: tuple[str, ...]
     rows: tuple[Row, ...]
     notes: tuple[str, ...]
+    open_models: tuple[str, ...] = ()
+    """Models whose open-pool results were staged (``--open``)."""
 
 
 def labelled_corpus(dataset: BuiltDataset) -> str:
@@ -278,8 +287,10 @@ def check_replaceable(out_dir: Path) -> None:
         raise _refuse(out_dir, why)
 
 
-def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = None, repo_id: str | None = None) -> Staged:
-    """Write the release folder for the dataset ``data`` names (default: bundled) and, optionally, a results folder."""
+def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = None, repo_id: str | None = None,
+          wild: Path | None = None) -> Staged:
+    """Write the release folder for the dataset ``data`` names (default: bundled) and, optionally, a results
+    folder; with ``wild`` (a wild corpus folder) also the open task's part (``open_release``)."""
     out_dir = Path(out_dir)
     check_replaceable(out_dir)  # before any work: a refusal costs nothing and touches nothing
     if repo_id is not None:
@@ -302,7 +313,15 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
     if results is not None:
         result_files, extra, rows, notes = _results(ResultsFolder(Path(results)), dataset, repo_id)
         files.update(result_files)
-    configs, config_files = _configs({**files, **_mteb_files(root), "labelled_corpus": labelled_corpus(dataset)})
+    opened = None
+    if wild is not None:
+        opened = open_release(dataset, Path(wild), ResultsFolder(Path(results)) if results is not None else None)
+        files.update(opened.files)
+        extra.update(opened.described)
+        notes += opened.notes
+    configs, config_files = _configs({
+        **files, **_mteb_files(root), "labelled_corpus": labelled_corpus(dataset), **(opened.config_rows if opened else {})
+    })
     files.update(config_files)
     files[RELEASE_INFO] = json.dumps({
         MARKER[0]: MARKER[1],
@@ -314,8 +333,9 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
         "configs": {c.name: c.path for c in configs},
         "models": [r.model for r in rows],
         "left_out": notes,
+        **({"open": opened.info} if opened else {}),
     }, indent=1, sort_keys=True) + "\n"
-    card = render_card(CardInputs(repo_id, dataset, configs, build_report, rows, extra, notes), _statistics(root))
+    card = render_card(CardInputs(repo_id, dataset, configs, build_report, rows, extra, notes, opened), _statistics(root))
     check_card(card)
     files["README.md"] = card
     check_replaceable(out_dir)  # still ours (the check above ran before the reports were read)
@@ -323,7 +343,7 @@ def stage(out_dir: Path, data: str | Path | None = None, results: Path | None = 
     check_card(card, out_dir)
     staged_files(out_dir)
     return Staged(out_dir, manifest.sums_sha256(out_dir), dataset.fingerprint, tuple(sorted(files)) + (manifest.SUMS,),
-                  tuple(rows), tuple(notes))
+                  tuple(rows), tuple(notes), tuple(opened.models) if opened else ())
 
 
 def _statistics(root: Path) -> dict[str, Any]:
