@@ -26,8 +26,8 @@ def _codes(code: str, bug_type: BugType) -> set[str]:
 
 
 def test_off_by_one_shifts_plain_literals_and_indices_but_not_bounds() -> None:
-    code = "def f(a, i):\n    x = 10\n    if i < 3:\n        return a[i]\n    return x\n"
-    assert _edits(code, BugType.OFF_BY_ONE) == {("10", "11"), ("10", "9"), ("i", "i + 1"), ("i", "i - 1")}
+    code = "def f(a, i):\n    x = 2\n    if i < 3:\n        return a[i]\n    return x\n"
+    assert _edits(code, BugType.OFF_BY_ONE) == {("2", "3"), ("2", "1"), ("i", "i + 1"), ("i", "i - 1")}
 
 
 def test_off_by_one_keeps_literal_base_and_treats_minus_one_as_a_literal() -> None:
@@ -260,3 +260,27 @@ def test_range_swaps_and_minus_two_sentinels_are_removed() -> None:
     assert (RealismRule.ODD_SENTINEL, "-1", "-2") in removed
     assert ("-1", "0") in _edits(code, BugType.OFF_BY_ONE)  # not found as 0: a plausible slip
     assert not _edits(code, BugType.SWAP_ARGUMENTS) & {("1, n + 1", "n + 1, 1")}
+
+
+def test_quantities_dict_keys_and_tautologies_are_removed() -> None:
+    code = (
+        "def f(value, leap, score):\n"
+        "    days = value[1] if leap else value[0]\n"
+        "    grade = {6: 'D', 7: 'C'}.get(score, 'F')\n"
+        "    unit = (3600, 'h')\n"
+        "    return value[0] == value[-1], days, grade, unit, 1\n"
+    )
+    removed = _removed(code)
+    assert (RealismRule.TAUTOLOGY, "-1", "0") in removed  # value[0] == value[0]
+    assert (RealismRule.TAUTOLOGY, "1", "0") in removed  # value[0] if leap else value[0]
+    assert (RealismRule.DUPLICATE_TABLE_ENTRY, "6", "7") in removed and (RealismRule.DUPLICATE_TABLE_ENTRY, "7", "6") in removed
+    assert {(RealismRule.MAGIC_CONSTANT, "3600", a) for a in ("3599", "3601")} <= removed
+    kept = _edits(code, BugType.OFF_BY_ONE)
+    assert {("6", "5"), ("7", "8"), ("1", "2"), ("1", "0")} <= kept  # keys moved to free values; a small count
+
+
+def test_a_sign_test_of_a_product_has_no_boundary_to_shift() -> None:
+    code = "def f(fa, fm, n):\n    if fa * fm < 0:\n        return n\n    return n < 0\n"
+    removed = {(b, a) for r, b, a in _removed(code) if r is RealismRule.SIGN_TEST}
+    assert removed == {("0", "1"), ("0", "-1")}  # fa * fm < 1, fa * fm < -1
+    assert {("0", "1"), ("0", "-1")} <= _edits(code, BugType.OFF_BY_ONE_BOUNDARY)  # n < 1, n < -1: kept

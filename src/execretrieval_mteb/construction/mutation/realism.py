@@ -11,18 +11,28 @@ and the candidate's text alone, before anything runs.
   ``n % 2`` -> ``n % 1``. Nobody writes the identity; the edit reads as padding, not as a bug.
 - ``equality_not_a_boundary``: an ``off_by_one_boundary`` shift of a literal compared with
   ``==``/``!=``/``is``/``in`` (``n == 0`` -> ``n == 1``): there is no boundary to be off by one.
+- ``sign_test``: an ``off_by_one_boundary`` shift of the 0 a product is compared with
+  (``fa * fm < 0`` -> ``fa * fm < 1``): the comparison asks for a sign, and a sign has no
+  neighbouring value to be off by.
 - ``literal_first_swap``: a ``swap_arguments`` edit that moves a literal in front of a
   non-literal (``y % 100`` -> ``100 % y``, ``d.get(k, 0)`` -> ``d.get(0, k)``): an order no one
   would write by mistake. Swapping two literals, or a literal back behind a name, is kept.
-- ``magic_constant``: an ``off_by_one`` shift of a literal that names a unit, not a count: a
-  multiplier, divisor, modulus, exponent, shift amount or mask (``//= 2`` -> ``//= 3``, ``<< 8`` ->
-  ``<< 9``, ``|= 8`` -> ``|= 9``, ``% 16`` -> ``% 17``), a literal written in hex, octal or binary
-  (``& 0xFF`` -> ``& 0xFE``), the divisor of ``divmod``, the base of ``int``, an exponent or modulus
-  of ``pow``, or the step of a ``range`` or slice (``[::-1]`` -> ``[::-2]``). Nobody miscounts
-  these; an off-by-one bug sits in a count, an index or an initial value.
+- ``magic_constant``: an ``off_by_one`` shift of a literal that names a unit or a quantity, not
+  a count: a multiplier, divisor, modulus, exponent, shift amount or mask (``//= 2`` -> ``//= 3``,
+  ``<< 8`` -> ``<< 9``, ``|= 8`` -> ``|= 9``, ``% 16`` -> ``% 17``), a literal written in hex, octal
+  or binary (``& 0xFF`` -> ``& 0xFE``), the divisor of ``divmod``, the base of ``int``, an exponent
+  or modulus of ``pow``, the step of a ``range`` or slice (``[::-1]`` -> ``[::-2]``), or any literal
+  of 10 or more (``(3600, "h")`` -> ``(3601, "h")``, ``return 52`` -> ``return 51``, a month of 32
+  days). Nobody miscounts these; an off-by-one bug sits in a small count, an index or an initial
+  value (bounds are ``off_by_one_boundary``'s, where a shifted 100 is a real bug).
 - ``duplicate_table_entry``: a literal shifted onto the value of another element of the same
-  list, tuple or set literal (Miller-Rabin witnesses ``(2, 3, 5, 7)`` -> ``(2, 2, 5, 7)``, check
-  weights with a repeated weight): a table with a repeated entry reads as a typo, not a bug.
+  list, tuple or set literal, or onto another key of the same dict literal (Miller-Rabin
+  witnesses ``(2, 3, 5, 7)`` -> ``(2, 2, 5, 7)``, ``{6: "D", 7: "C"}`` -> ``{7: "D", 7: "C"}``):
+  a table with a repeated entry reads as a typo, not a bug.
+- ``tautology``: an edit that makes the two sides of a comparison, or the two branches of a
+  conditional expression, the same code (``value[0] == value[-1]`` -> ``value[0] == value[0]``,
+  ``29 if leap else 28`` -> ``28 if leap else 28``): the test no longer tests anything, which a
+  reader sees at once.
 - ``range_swap``: a ``swap_arguments`` edit inside ``range(...)``: the loop then never runs
   (``range(2, n + 1)`` -> ``range(n + 1, 2)``) or steps by its bound; no one writes either.
 - ``odd_sentinel``: ``-1`` shifted to ``-2`` (``return -1`` -> ``return -2``, ``step = -1`` ->
@@ -48,9 +58,11 @@ class RealismRule(enum.Enum):
 
     NO_OP_ARITHMETIC = "no_op_arithmetic"
     EQUALITY_NOT_A_BOUNDARY = "equality_not_a_boundary"
+    SIGN_TEST = "sign_test"
     LITERAL_FIRST_SWAP = "literal_first_swap"
     MAGIC_CONSTANT = "magic_constant"
     DUPLICATE_TABLE_ENTRY = "duplicate_table_entry"
+    TAUTOLOGY = "tautology"
     RANGE_SWAP = "range_swap"
     ODD_SENTINEL = "odd_sentinel"
     WHITESPACE_ONLY = "whitespace_only"
@@ -93,6 +105,8 @@ UNIT_ARGUMENTS: dict[str, frozenset[int]] = {
 }
 """Positional arguments that are units: a divisor, a base, an exponent or modulus, a step."""
 RADIX_PREFIXES = ("0x", "0o", "0b")
+QUANTITY = 10
+"""Literals this large (in absolute value) are quantities or table values, never an off-by-one count."""
 
 
 def squash(text: str) -> str:
@@ -106,12 +120,16 @@ def unrealistic(parsed: Parsed, candidate: Candidate, code: str) -> RealismRule 
         return RealismRule.NO_OP_ARITHMETIC
     if candidate.bug_type is BugType.OFF_BY_ONE_BOUNDARY and _shifts_an_equality_operand(parsed, candidate):
         return RealismRule.EQUALITY_NOT_A_BOUNDARY
+    if candidate.bug_type is BugType.OFF_BY_ONE_BOUNDARY and _shifts_a_sign_test(parsed, candidate):
+        return RealismRule.SIGN_TEST
     if candidate.bug_type is BugType.SWAP_ARGUMENTS and _puts_a_literal_first(parsed, candidate):
         return RealismRule.LITERAL_FIRST_SWAP
     if candidate.bug_type is BugType.OFF_BY_ONE and _shifts_a_unit(parsed, candidate):
         return RealismRule.MAGIC_CONSTANT
     if candidate.bug_type in LITERAL_SHIFTS and _repeats_a_table_entry(parsed, candidate):
         return RealismRule.DUPLICATE_TABLE_ENTRY
+    if _degenerates(parsed, code):
+        return RealismRule.TAUTOLOGY
     if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_range_arguments(parsed, candidate):
         return RealismRule.RANGE_SWAP
     if candidate.bug_type is BugType.OFF_BY_ONE and _shifted_literal(parsed, candidate) == (-1, -2):
@@ -218,8 +236,11 @@ def _shifted_literal(parsed: Parsed, candidate: Candidate) -> tuple[int, int] | 
 def _shifts_a_unit(parsed: Parsed, candidate: Candidate) -> bool:
     """The shifted literal is a scale, divisor, modulus, exponent, shift, mask, base or step."""
     site = parsed.by_path.get(candidate.anchor)
-    if site is None or _shifted_literal(parsed, candidate) is None:
+    shift = _shifted_literal(parsed, candidate)
+    if site is None or shift is None:
         return False
+    if abs(shift[0]) >= QUANTITY:
+        return True
     if parsed.source.segment(parsed.source.span(site.node)).lstrip("-+ ").lower().startswith(RADIX_PREFIXES):
         return True
     parent = parsed.parent(site)
@@ -243,12 +264,49 @@ def _repeats_a_table_entry(parsed: Parsed, candidate: Candidate) -> bool:
     shift = _shifted_literal(parsed, candidate)
     site = parsed.by_path.get(candidate.anchor)
     parent = None if site is None else parsed.parent(site)
-    if shift is None or parent is None or not isinstance(parent.node, (ast.List, ast.Tuple, ast.Set)):
+    if shift is None or parent is None or site is None:
         return False
-    others = [e for e in parent.node.elts if e is not site.node]  # type: ignore[union-attr]
-    return any(_int_literal_value(e) == shift[1] for e in others)
+    if isinstance(parent.node, (ast.List, ast.Tuple, ast.Set)):
+        siblings = parent.node.elts
+    elif isinstance(parent.node, ast.Dict) and site.path[-1][0] == "keys":
+        siblings = [k for k in parent.node.keys if k is not None]
+    else:
+        return False
+    return any(_int_literal_value(e) == shift[1] for e in siblings if e is not site.node)
+
+
+def _degenerate_count(tree: ast.AST) -> int:
+    """Comparisons with two identical operands and conditional expressions with identical branches."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [ast.dump(n) for n in (node.left, *node.comparators)]
+            count += sum(a == b for a, b in zip(operands, operands[1:]))
+        elif isinstance(node, ast.IfExp):
+            count += ast.dump(node.body) == ast.dump(node.orelse)
+    return count
+
+
+def _degenerates(parsed: Parsed, code: str) -> bool:
+    """The mutant has more degenerate comparisons or conditionals than the canonical."""
+    try:
+        mutant = ast.parse(code)
+    except SyntaxError:
+        return False
+    return _degenerate_count(mutant) > _degenerate_count(parsed.tree)
 
 
 def _swaps_range_arguments(parsed: Parsed, candidate: Candidate) -> bool:
     node = resolve(parsed.tree, candidate.anchor)
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
+
+
+def _shifts_a_sign_test(parsed: Parsed, candidate: Candidate) -> bool:
+    """A literal 0 compared directly with a product, shifted."""
+    shift = _shifted_literal(parsed, candidate)
+    site = parsed.by_path.get(candidate.anchor)
+    parent = None if site is None else parsed.parent(site)
+    if shift is None or shift[0] != 0 or parent is None or not isinstance(parent.node, ast.Compare):
+        return False
+    operands = [parent.node.left, *parent.node.comparators]
+    return any(isinstance(o, ast.BinOp) and isinstance(o.op, ast.Mult) for o in operands if o is not site.node)
