@@ -64,11 +64,11 @@ def test_wrong_operator_swaps_arithmetic_bitwise_boolean_and_augmented() -> None
 
 
 def test_wrong_operator_finds_the_operator_between_parenthesised_operands() -> None:
-    code = "def f(a, b, c):\n    return (a + b) * (c - 1)\n"
+    code = "def f(a, b, c):\n    return (a + b) / (c - 1)\n"
     codes = _codes(code, BugType.WRONG_OPERATOR)
-    assert "def f(a, b, c):\n    return (a + b) + (c - 1)\n" in codes
+    assert "def f(a, b, c):\n    return (a + b) * (c - 1)\n" in codes
     assert "def f(a, b, c):\n    return (a + b) // (c - 1)\n" in codes
-    assert "def f(a, b, c):\n    return (a - b) * (c - 1)\n" in codes
+    assert "def f(a, b, c):\n    return (a - b) / (c - 1)\n" in codes
 
 
 def test_wrong_operator_in_a_three_way_boolean_chain_parses_as_claimed() -> None:
@@ -284,3 +284,20 @@ def test_a_sign_test_of_a_product_has_no_boundary_to_shift() -> None:
     removed = {(b, a) for r, b, a in _removed(code) if r is RealismRule.SIGN_TEST}
     assert removed == {("0", "1"), ("0", "-1")}  # fa * fm < 1, fa * fm < -1
     assert {("0", "1"), ("0", "-1")} <= _edits(code, BugType.OFF_BY_ONE_BOUNDARY)  # n < 1, n < -1: kept
+
+
+def test_products_made_floor_divisions_and_swapped_shifts_or_powers_are_removed() -> None:
+    code = "def f(s, b, c, n, x):\n    area = (s - b) * (s - c)\n    x *= 3\n    return area / 2, 1 << n, 2 ** n, x, s - b\n"
+    removed = _removed(code)
+    assert (RealismRule.PRODUCT_TO_FLOOR_DIVISION, "*", "//") in removed
+    assert (RealismRule.PRODUCT_TO_FLOOR_DIVISION, "*=", "//=") in removed
+    assert {(RealismRule.SHIFT_OR_POWER_SWAP, "1 << n", "n << 1"), (RealismRule.SHIFT_OR_POWER_SWAP, "2 ** n", "n ** 2")} <= removed
+    assert {("*", "+"), ("/", "//"), ("*=", "+=")} <= _edits(code, BugType.WRONG_OPERATOR)  # the real slips stay
+    assert ("s - b", "b - s") in _edits(code, BugType.SWAP_ARGUMENTS)
+
+
+def test_an_operator_given_the_same_operand_twice_is_a_tautology() -> None:
+    code = "def f(xs, i):\n    return xs[i] - xs[i - 1]\n"
+    removed = {(b, a) for r, b, a in _removed(code) if r is RealismRule.TAUTOLOGY}
+    assert ("i", "i - 1") in removed  # xs[i - 1] - xs[i - 1]
+    assert ("i", "i + 1") in _edits(code, BugType.OFF_BY_ONE)  # xs[i + 1] - xs[i - 1]: kept

@@ -29,12 +29,17 @@ and the candidate's text alone, before anything runs.
   list, tuple or set literal, or onto another key of the same dict literal (Miller-Rabin
   witnesses ``(2, 3, 5, 7)`` -> ``(2, 2, 5, 7)``, ``{6: "D", 7: "C"}`` -> ``{7: "D", 7: "C"}``):
   a table with a repeated entry reads as a typo, not a bug.
-- ``tautology``: an edit that makes the two sides of a comparison, or the two branches of a
-  conditional expression, the same code (``value[0] == value[-1]`` -> ``value[0] == value[0]``,
-  ``29 if leap else 28`` -> ``28 if leap else 28``): the test no longer tests anything, which a
-  reader sees at once.
+- ``tautology``: an edit that makes the two sides of a comparison or of an operator, or the two
+  branches of a conditional expression, the same code (``value[0] == value[-1]`` ->
+  ``value[0] == value[0]``, ``a[i] if leap else a[0]`` -> ``a[0] if leap else a[0]``, ``n // x`` ->
+  ``x // x``): a constant in disguise, which a reader sees at once.
 - ``range_swap``: a ``swap_arguments`` edit inside ``range(...)``: the loop then never runs
   (``range(2, n + 1)`` -> ``range(n + 1, 2)``) or steps by its bound; no one writes either.
+- ``product_to_floor_division``: a ``wrong_operator`` edit turning ``*`` into ``//``
+  (``(s - b) * (s - c)`` -> ``(s - b) // (s - c)``, ``dy * s`` -> ``dy // s``): nobody reaches for
+  a floor division where a product is meant; ``/`` <-> ``//`` and ``%`` <-> ``//`` stay (real slips).
+- ``shift_or_power_swap``: a ``swap_arguments`` edit of ``<<``, ``>>`` or ``**`` (``1 << n`` ->
+  ``n << 1``, ``2 ** 31`` -> ``31 ** 2``): the base and the exponent or shift are never confused.
 - ``odd_sentinel``: ``-1`` shifted to ``-2`` (``return -1`` -> ``return -2``, ``step = -1`` ->
   ``step = -2``): a sentinel or direction no one would pick.
 - ``whitespace_only``: the mutant equals the canonical once every whitespace character is removed,
@@ -64,6 +69,8 @@ class RealismRule(enum.Enum):
     DUPLICATE_TABLE_ENTRY = "duplicate_table_entry"
     TAUTOLOGY = "tautology"
     RANGE_SWAP = "range_swap"
+    PRODUCT_TO_FLOOR_DIVISION = "product_to_floor_division"
+    SHIFT_OR_POWER_SWAP = "shift_or_power_swap"
     ODD_SENTINEL = "odd_sentinel"
     WHITESPACE_ONLY = "whitespace_only"
 
@@ -132,6 +139,10 @@ def unrealistic(parsed: Parsed, candidate: Candidate, code: str) -> RealismRule 
         return RealismRule.TAUTOLOGY
     if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_range_arguments(parsed, candidate):
         return RealismRule.RANGE_SWAP
+    if candidate.bug_type is BugType.WRONG_OPERATOR and _product_to_floor_division(parsed, candidate):
+        return RealismRule.PRODUCT_TO_FLOOR_DIVISION
+    if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_shift_or_power(parsed, candidate):
+        return RealismRule.SHIFT_OR_POWER_SWAP
     if candidate.bug_type is BugType.OFF_BY_ONE and _shifted_literal(parsed, candidate) == (-1, -2):
         return RealismRule.ODD_SENTINEL
     if squash(code) == squash(parsed.source.text):
@@ -276,7 +287,7 @@ def _repeats_a_table_entry(parsed: Parsed, candidate: Candidate) -> bool:
 
 
 def _degenerate_count(tree: ast.AST) -> int:
-    """Comparisons with two identical operands and conditional expressions with identical branches."""
+    """Comparisons and operators with two identical operands, conditional expressions with identical branches."""
     count = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
@@ -284,6 +295,8 @@ def _degenerate_count(tree: ast.AST) -> int:
             count += sum(a == b for a, b in zip(operands, operands[1:]))
         elif isinstance(node, ast.IfExp):
             count += ast.dump(node.body) == ast.dump(node.orelse)
+        elif isinstance(node, ast.BinOp):
+            count += ast.dump(node.left) == ast.dump(node.right)
     return count
 
 
@@ -310,3 +323,14 @@ def _shifts_a_sign_test(parsed: Parsed, candidate: Candidate) -> bool:
         return False
     operands = [parent.node.left, *parent.node.comparators]
     return any(isinstance(o, ast.BinOp) and isinstance(o.op, ast.Mult) for o in operands if o is not site.node)
+
+
+def _product_to_floor_division(parsed: Parsed, candidate: Candidate) -> bool:
+    node = resolve(parsed.tree, candidate.anchor)
+    return (isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.Mult)
+            and candidate.after.rstrip("=") == "//")
+
+
+def _swaps_shift_or_power(parsed: Parsed, candidate: Candidate) -> bool:
+    node = resolve(parsed.tree, candidate.anchor)
+    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.RShift, ast.Pow))
