@@ -40,6 +40,10 @@ and the candidate's text alone, before anything runs.
   a floor division where a product is meant; ``/`` <-> ``//`` and ``%`` <-> ``//`` stay (real slips).
 - ``shift_or_power_swap``: a ``swap_arguments`` edit of ``<<``, ``>>`` or ``**`` (``1 << n`` ->
   ``n << 1``, ``2 ** 31`` -> ``31 ** 2``): the base and the exponent or shift are never confused.
+- ``empty_pattern_swap``: a ``swap_arguments`` edit of ``.replace(old, "")`` into
+  ``.replace("", old)``: inserting between every character is not a slip of deleting.
+- ``broken_chain``: a ``wrong_comparison`` edit that leaves a chained comparison pointing two ways
+  (``"0" <= ch <= "9"`` -> ``"0" <= ch >= "9"``): nobody writes a range test like that.
 - ``odd_sentinel``: ``-1`` shifted to ``-2`` (``return -1`` -> ``return -2``, ``step = -1`` ->
   ``step = -2``): a sentinel or direction no one would pick.
 - ``whitespace_only``: the mutant equals the canonical once every whitespace character is removed,
@@ -70,6 +74,8 @@ class RealismRule(enum.Enum):
     TAUTOLOGY = "tautology"
     RANGE_SWAP = "range_swap"
     PRODUCT_TO_FLOOR_DIVISION = "product_to_floor_division"
+    EMPTY_PATTERN_SWAP = "empty_pattern_swap"
+    BROKEN_CHAIN = "broken_chain"
     SHIFT_OR_POWER_SWAP = "shift_or_power_swap"
     ODD_SENTINEL = "odd_sentinel"
     WHITESPACE_ONLY = "whitespace_only"
@@ -143,6 +149,10 @@ def unrealistic(parsed: Parsed, candidate: Candidate, code: str) -> RealismRule 
         return RealismRule.PRODUCT_TO_FLOOR_DIVISION
     if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_shift_or_power(parsed, candidate):
         return RealismRule.SHIFT_OR_POWER_SWAP
+    if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_in_an_empty_pattern(parsed, candidate):
+        return RealismRule.EMPTY_PATTERN_SWAP
+    if candidate.bug_type is BugType.WRONG_COMPARISON and _breaks_a_chain(code):
+        return RealismRule.BROKEN_CHAIN
     if candidate.bug_type is BugType.OFF_BY_ONE and _shifted_literal(parsed, candidate) == (-1, -2):
         return RealismRule.ODD_SENTINEL
     if squash(code) == squash(parsed.source.text):
@@ -334,3 +344,26 @@ def _product_to_floor_division(parsed: Parsed, candidate: Candidate) -> bool:
 def _swaps_shift_or_power(parsed: Parsed, candidate: Candidate) -> bool:
     node = resolve(parsed.tree, candidate.anchor)
     return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.RShift, ast.Pow))
+
+
+def _swaps_in_an_empty_pattern(parsed: Parsed, candidate: Candidate) -> bool:
+    """``s.replace(x, "")`` -> ``s.replace("", x)``."""
+    node = resolve(parsed.tree, candidate.anchor)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace"
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == "")
+
+
+UP, DOWN = (ast.Lt, ast.LtE), (ast.Gt, ast.GtE)
+
+
+def _breaks_a_chain(code: str) -> bool:
+    """The mutant has a chained comparison whose operators point both up and down."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return any(
+        isinstance(n, ast.Compare) and len(n.ops) > 1
+        and any(isinstance(o, UP) for o in n.ops) and any(isinstance(o, DOWN) for o in n.ops)
+        for n in ast.walk(tree)
+    )
