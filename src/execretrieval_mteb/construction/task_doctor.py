@@ -337,7 +337,7 @@ def _show(task: AuthoredTask, other_code: Mutant | tuple[str, str] | None, indic
     return f"{task.function_name}({shown['args']}): canonical -> {shown['canonical']}, {label} -> {shown['other']}"
 
 
-def _load(paths: Sequence[str]) -> list[AuthoredTask]:
+def _load(paths: Sequence[str]) -> tuple[list[AuthoredTask], int]:
     """Task files named directly, every file of a domain folder, or every task below a tasks folder."""
     files: list[Path] = []
     for raw in paths:
@@ -347,13 +347,15 @@ def _load(paths: Sequence[str]) -> list[AuthoredTask]:
         else:
             files.append(path)
     tasks: list[AuthoredTask] = []
+    unreadable = 0
     for path in files:
         parsed = parse_task_file(path.read_text(encoding="utf-8"), f"{path.parent.name}/{path.name}")
         if isinstance(parsed, AuthoredTask):
             tasks.append(parsed)
         else:
+            unreadable += 1
             print(parsed.reason, file=sys.stderr)
-    return tasks
+    return tasks, unreadable
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -365,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args(argv)
-    tasks = _load(args.paths)
+    tasks, unreadable = _load(args.paths)
     reports = diagnose(tasks, workers=args.workers, progress=sys.stderr.isatty(), rules_only=args.rules)
     dirty = 0
     for report in reports:
@@ -377,8 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  - {problem}")
         for note in report.notes:
             print(f"    {note}")
-    print(f"{len(reports)} tasks, {dirty} with problems", file=sys.stderr)
-    return 1 if dirty else 0
+    print(f"{len(reports)} tasks, {dirty} with problems, {unreadable} not readable as tasks", file=sys.stderr)
+    return 1 if dirty or unreadable else 0
 
 
 if __name__ == "__main__":
