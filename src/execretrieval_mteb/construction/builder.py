@@ -79,7 +79,7 @@ from .writer import ShippedTask, card_text, dataset_records
 
 DEFAULT_CANDIDATES_PER_TYPE = 1
 SWEEP_ATTEMPTS = 3
-VERIFY_ROUNDS = 6
+VERIFY_ROUNDS = 12
 BUILD_LIMITS = Limits(test_cpu_s=0.1, test_wall_s=10.0, suite_wall_s=60.0)
 """Oracle limits for every build run: a tight CPU budget per test (tests must run well under
 100 ms) and generous wall-clock budgets. Verdicts then depend on CPU time, not on how busy the
