@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import ast
 import enum
+from collections.abc import Callable
 
 from ...dataset.schema import BugType
 from .candidate import Candidate
@@ -129,34 +130,9 @@ def squash(text: str) -> str:
 
 def unrealistic(parsed: Parsed, candidate: Candidate, code: str) -> RealismRule | None:
     """The first rule ``candidate`` (spliced into ``code``) breaks, or None when it is realistic."""
-    if candidate.bug_type in LITERAL_SHIFTS and _is_no_op(parsed, candidate):
-        return RealismRule.NO_OP_ARITHMETIC
-    if candidate.bug_type is BugType.OFF_BY_ONE_BOUNDARY and _shifts_an_equality_operand(parsed, candidate):
-        return RealismRule.EQUALITY_NOT_A_BOUNDARY
-    if candidate.bug_type is BugType.OFF_BY_ONE_BOUNDARY and _shifts_a_sign_test(parsed, candidate):
-        return RealismRule.SIGN_TEST
-    if candidate.bug_type is BugType.SWAP_ARGUMENTS and _puts_a_literal_first(parsed, candidate):
-        return RealismRule.LITERAL_FIRST_SWAP
-    if candidate.bug_type is BugType.OFF_BY_ONE and _shifts_a_unit(parsed, candidate):
-        return RealismRule.MAGIC_CONSTANT
-    if candidate.bug_type in LITERAL_SHIFTS and _repeats_a_table_entry(parsed, candidate):
-        return RealismRule.DUPLICATE_TABLE_ENTRY
-    if _degenerates(parsed, code):
-        return RealismRule.TAUTOLOGY
-    if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_range_arguments(parsed, candidate):
-        return RealismRule.RANGE_SWAP
-    if candidate.bug_type is BugType.WRONG_OPERATOR and _product_to_floor_division(parsed, candidate):
-        return RealismRule.PRODUCT_TO_FLOOR_DIVISION
-    if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_shift_or_power(parsed, candidate):
-        return RealismRule.SHIFT_OR_POWER_SWAP
-    if candidate.bug_type is BugType.SWAP_ARGUMENTS and _swaps_in_an_empty_pattern(parsed, candidate):
-        return RealismRule.EMPTY_PATTERN_SWAP
-    if candidate.bug_type is BugType.WRONG_COMPARISON and _breaks_a_chain(code):
-        return RealismRule.BROKEN_CHAIN
-    if candidate.bug_type is BugType.OFF_BY_ONE and _shifted_literal(parsed, candidate) == (-1, -2):
-        return RealismRule.ODD_SENTINEL
-    if squash(code) == squash(parsed.source.text):
-        return RealismRule.WHITESPACE_ONLY
+    for rule, bug_types, breaks in _CHECKS:
+        if (bug_types is None or candidate.bug_type in bug_types) and breaks(parsed, candidate, code):
+            return rule
     return None
 
 
@@ -367,3 +343,27 @@ def _breaks_a_chain(code: str) -> bool:
         and any(isinstance(o, UP) for o in n.ops) and any(isinstance(o, DOWN) for o in n.ops)
         for n in ast.walk(tree)
     )
+
+
+_Check = Callable[[Parsed, Candidate, str], bool]
+_CHECKS: tuple[tuple[RealismRule, tuple[BugType, ...] | None, _Check], ...] = (
+    (RealismRule.NO_OP_ARITHMETIC, LITERAL_SHIFTS, lambda p, c, _code: _is_no_op(p, c)),
+    (RealismRule.EQUALITY_NOT_A_BOUNDARY, (BugType.OFF_BY_ONE_BOUNDARY,),
+     lambda p, c, _code: _shifts_an_equality_operand(p, c)),
+    (RealismRule.SIGN_TEST, (BugType.OFF_BY_ONE_BOUNDARY,), lambda p, c, _code: _shifts_a_sign_test(p, c)),
+    (RealismRule.LITERAL_FIRST_SWAP, (BugType.SWAP_ARGUMENTS,), lambda p, c, _code: _puts_a_literal_first(p, c)),
+    (RealismRule.MAGIC_CONSTANT, (BugType.OFF_BY_ONE,), lambda p, c, _code: _shifts_a_unit(p, c)),
+    (RealismRule.DUPLICATE_TABLE_ENTRY, LITERAL_SHIFTS, lambda p, c, _code: _repeats_a_table_entry(p, c)),
+    (RealismRule.TAUTOLOGY, None, lambda p, _c, code: _degenerates(p, code)),
+    (RealismRule.RANGE_SWAP, (BugType.SWAP_ARGUMENTS,), lambda p, c, _code: _swaps_range_arguments(p, c)),
+    (RealismRule.PRODUCT_TO_FLOOR_DIVISION, (BugType.WRONG_OPERATOR,),
+     lambda p, c, _code: _product_to_floor_division(p, c)),
+    (RealismRule.SHIFT_OR_POWER_SWAP, (BugType.SWAP_ARGUMENTS,), lambda p, c, _code: _swaps_shift_or_power(p, c)),
+    (RealismRule.EMPTY_PATTERN_SWAP, (BugType.SWAP_ARGUMENTS,),
+     lambda p, c, _code: _swaps_in_an_empty_pattern(p, c)),
+    (RealismRule.BROKEN_CHAIN, (BugType.WRONG_COMPARISON,), lambda _p, _c, code: _breaks_a_chain(code)),
+    (RealismRule.ODD_SENTINEL, (BugType.OFF_BY_ONE,), lambda p, c, _code: _shifted_literal(p, c) == (-1, -2)),
+    (RealismRule.WHITESPACE_ONLY, None, lambda p, _c, code: squash(code) == squash(p.source.text)),
+)
+"""Every rule, in the order a candidate is checked (it counts under the first it breaks), with the bug
+types it applies to (None: all) and its test."""
