@@ -57,11 +57,12 @@ def enumerate_candidates(canonical: str, bug_types: Sequence[BugType] = BUG_TYPE
     mutants: list[Mutant] = []
     removed: list[tuple[RealismRule, Mutant]] = []
     for candidate in candidates:
-        mutant = _realise(parsed, candidate)
-        if mutant is None or mutant.code in seen:
+        realised = _realise(parsed, candidate)
+        if realised is None or realised[0].code in seen:
             continue
+        mutant, tree = realised
         seen.add(mutant.code)
-        rule = unrealistic(parsed, candidate, mutant.code)
+        rule = unrealistic(parsed, candidate, mutant.code, tree)
         if rule is None:
             mutants.append(mutant)
         else:
@@ -83,7 +84,8 @@ def count_removed(enumerations: Sequence[Enumeration]) -> dict[str, dict[str, in
     return {rule.value: {t.value: totals[rule][t] for t in BUG_TYPE_ORDER} for rule in RealismRule}
 
 
-def _realise(parsed: Parsed, candidate: Candidate) -> Mutant | None:
+def _realise(parsed: Parsed, candidate: Candidate) -> tuple[Mutant, ast.Module] | None:
+    """The candidate spliced into the canonical, with its tree, if the text parses to exactly the intended edit."""
     text = parsed.source.text
     start, end = candidate.span
     code = text[:start] + candidate.after + text[end:]
@@ -105,7 +107,7 @@ def _realise(parsed: Parsed, candidate: Candidate) -> Mutant | None:
         after=candidate.after,
         line=line,
         bug_description=_describe(parsed, candidate, line),
-    )
+    ), got
 
 
 def _describe(parsed: Parsed, candidate: Candidate, line: int) -> str:

@@ -55,12 +55,14 @@ from __future__ import annotations
 
 import ast
 import enum
+import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ...dataset.schema import BugType
 from .candidate import Candidate
 from .constants import is_bound_position
-from .source import Parsed, Site, resolve
+from .source import Parsed, Site, resolve, same_tree
 
 
 class RealismRule(enum.Enum):
@@ -128,10 +130,22 @@ def squash(text: str) -> str:
     return "".join(text.split())
 
 
-def unrealistic(parsed: Parsed, candidate: Candidate, code: str) -> RealismRule | None:
-    """The first rule ``candidate`` (spliced into ``code``) breaks, or None when it is realistic."""
+@dataclass(frozen=True)
+class Edit:
+    """One candidate as the rules see it: the canonical, the edit, and the mutant's text and tree."""
+
+    parsed: Parsed
+    candidate: Candidate
+    code: str
+    tree: ast.Module
+    """The mutant's syntax tree (the engine parsed it already to verify the edit)."""
+
+
+def unrealistic(parsed: Parsed, candidate: Candidate, code: str, tree: ast.Module) -> RealismRule | None:
+    """The first rule ``candidate`` (spliced into ``code``, parsed as ``tree``) breaks, or None when it is realistic."""
+    edit = Edit(parsed, candidate, code, tree)
     for rule, bug_types, breaks in _CHECKS:
-        if (bug_types is None or candidate.bug_type in bug_types) and breaks(parsed, candidate, code):
+        if (bug_types is None or candidate.bug_type in bug_types) and breaks(edit):
             return rule
     return None
 
@@ -277,22 +291,24 @@ def _degenerate_count(tree: ast.AST) -> int:
     count = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
-            operands = [ast.dump(n) for n in (node.left, *node.comparators)]
-            count += sum(a == b for a, b in zip(operands, operands[1:]))
+            operands = (node.left, *node.comparators)
+            count += sum(same_tree(a, b) for a, b in zip(operands, operands[1:]))
         elif isinstance(node, ast.IfExp):
-            count += ast.dump(node.body) == ast.dump(node.orelse)
+            count += same_tree(node.body, node.orelse)
         elif isinstance(node, ast.BinOp):
-            count += ast.dump(node.left) == ast.dump(node.right)
+            count += same_tree(node.left, node.right)
     return count
 
 
-def _degenerates(parsed: Parsed, code: str) -> bool:
-    """The mutant has more degenerate comparisons or conditionals than the canonical."""
-    try:
-        mutant = ast.parse(code)
-    except SyntaxError:
-        return False
-    return _degenerate_count(mutant) > _degenerate_count(parsed.tree)
+@functools.lru_cache(maxsize=8)
+def _canonical_degenerates(text: str) -> int:
+    """``_degenerate_count`` of a canonical, once per canonical (every candidate compares with it)."""
+    return _degenerate_count(ast.parse(text))
+
+
+def _degenerates(edit: Edit) -> bool:
+    """The mutant has more degenerate comparisons, operators or conditionals than the canonical."""
+    return _degenerate_count(edit.tree) > _canonical_degenerates(edit.parsed.source.text)
 
 
 def _swaps_range_arguments(parsed: Parsed, candidate: Candidate) -> bool:
@@ -332,12 +348,8 @@ def _swaps_in_an_empty_pattern(parsed: Parsed, candidate: Candidate) -> bool:
 UP, DOWN = (ast.Lt, ast.LtE), (ast.Gt, ast.GtE)
 
 
-def _breaks_a_chain(code: str) -> bool:
+def _breaks_a_chain(tree: ast.Module) -> bool:
     """The mutant has a chained comparison whose operators point both up and down."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return False
     return any(
         isinstance(n, ast.Compare) and len(n.ops) > 1
         and any(isinstance(o, UP) for o in n.ops) and any(isinstance(o, DOWN) for o in n.ops)
@@ -345,25 +357,24 @@ def _breaks_a_chain(code: str) -> bool:
     )
 
 
-_Check = Callable[[Parsed, Candidate, str], bool]
-_CHECKS: tuple[tuple[RealismRule, tuple[BugType, ...] | None, _Check], ...] = (
-    (RealismRule.NO_OP_ARITHMETIC, LITERAL_SHIFTS, lambda p, c, _code: _is_no_op(p, c)),
+_CHECKS: tuple[tuple[RealismRule, tuple[BugType, ...] | None, Callable[[Edit], bool]], ...] = (
+    (RealismRule.NO_OP_ARITHMETIC, LITERAL_SHIFTS, lambda e: _is_no_op(e.parsed, e.candidate)),
     (RealismRule.EQUALITY_NOT_A_BOUNDARY, (BugType.OFF_BY_ONE_BOUNDARY,),
-     lambda p, c, _code: _shifts_an_equality_operand(p, c)),
-    (RealismRule.SIGN_TEST, (BugType.OFF_BY_ONE_BOUNDARY,), lambda p, c, _code: _shifts_a_sign_test(p, c)),
-    (RealismRule.LITERAL_FIRST_SWAP, (BugType.SWAP_ARGUMENTS,), lambda p, c, _code: _puts_a_literal_first(p, c)),
-    (RealismRule.MAGIC_CONSTANT, (BugType.OFF_BY_ONE,), lambda p, c, _code: _shifts_a_unit(p, c)),
-    (RealismRule.DUPLICATE_TABLE_ENTRY, LITERAL_SHIFTS, lambda p, c, _code: _repeats_a_table_entry(p, c)),
-    (RealismRule.TAUTOLOGY, None, lambda p, _c, code: _degenerates(p, code)),
-    (RealismRule.RANGE_SWAP, (BugType.SWAP_ARGUMENTS,), lambda p, c, _code: _swaps_range_arguments(p, c)),
+     lambda e: _shifts_an_equality_operand(e.parsed, e.candidate)),
+    (RealismRule.SIGN_TEST, (BugType.OFF_BY_ONE_BOUNDARY,), lambda e: _shifts_a_sign_test(e.parsed, e.candidate)),
+    (RealismRule.LITERAL_FIRST_SWAP, (BugType.SWAP_ARGUMENTS,), lambda e: _puts_a_literal_first(e.parsed, e.candidate)),
+    (RealismRule.MAGIC_CONSTANT, (BugType.OFF_BY_ONE,), lambda e: _shifts_a_unit(e.parsed, e.candidate)),
+    (RealismRule.DUPLICATE_TABLE_ENTRY, LITERAL_SHIFTS, lambda e: _repeats_a_table_entry(e.parsed, e.candidate)),
+    (RealismRule.TAUTOLOGY, None, _degenerates),
+    (RealismRule.RANGE_SWAP, (BugType.SWAP_ARGUMENTS,), lambda e: _swaps_range_arguments(e.parsed, e.candidate)),
     (RealismRule.PRODUCT_TO_FLOOR_DIVISION, (BugType.WRONG_OPERATOR,),
-     lambda p, c, _code: _product_to_floor_division(p, c)),
-    (RealismRule.SHIFT_OR_POWER_SWAP, (BugType.SWAP_ARGUMENTS,), lambda p, c, _code: _swaps_shift_or_power(p, c)),
+     lambda e: _product_to_floor_division(e.parsed, e.candidate)),
+    (RealismRule.SHIFT_OR_POWER_SWAP, (BugType.SWAP_ARGUMENTS,), lambda e: _swaps_shift_or_power(e.parsed, e.candidate)),
     (RealismRule.EMPTY_PATTERN_SWAP, (BugType.SWAP_ARGUMENTS,),
-     lambda p, c, _code: _swaps_in_an_empty_pattern(p, c)),
-    (RealismRule.BROKEN_CHAIN, (BugType.WRONG_COMPARISON,), lambda _p, _c, code: _breaks_a_chain(code)),
-    (RealismRule.ODD_SENTINEL, (BugType.OFF_BY_ONE,), lambda p, c, _code: _shifted_literal(p, c) == (-1, -2)),
-    (RealismRule.WHITESPACE_ONLY, None, lambda p, _c, code: squash(code) == squash(p.source.text)),
+     lambda e: _swaps_in_an_empty_pattern(e.parsed, e.candidate)),
+    (RealismRule.BROKEN_CHAIN, (BugType.WRONG_COMPARISON,), lambda e: _breaks_a_chain(e.tree)),
+    (RealismRule.ODD_SENTINEL, (BugType.OFF_BY_ONE,), lambda e: _shifted_literal(e.parsed, e.candidate) == (-1, -2)),
+    (RealismRule.WHITESPACE_ONLY, None, lambda e: squash(e.code) == squash(e.parsed.source.text)),
 )
 """Every rule, in the order a candidate is checked (it counts under the first it breaks), with the bug
 types it applies to (None: all) and its test."""
