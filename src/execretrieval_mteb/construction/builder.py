@@ -64,7 +64,7 @@ from .selection import (
 )
 from .stacked import StackedMutant, pick_stacked, stack_candidates
 from .sweeps import CrossPair, CrossResult, Sweep, cross_canonical_pairs, summarise_cross
-from .rule_variants import RuleVariant, check_rules, variant_suites
+from .rule_variants import check_rules, variant_suites
 from .task_files import AuthoredTask, load_task_files
 from ..oracle.agreement import (
     Agreement,
@@ -260,8 +260,8 @@ class _Build:
                 "verdicts_by_bug_type": counts_by_bug_type(all_verdicts),
                 "same_program_pairs": sum(len(s.same) for s in self.same.values()),
                 "rule_variants": {
-                    "tasks_with_rules": sum(1 for t in tasks if _rules(t)),
-                    "variants": sum(len(_rules(t)) for t in tasks),
+                    "tasks_with_rules": sum(1 for t in tasks if t.rules),
+                    "variants": sum(len(t.rules) for t in tasks),
                     "missed_by_tests": sum(len(m) for m in self.rule_misses.values()),
                 },
                 "runs": {k: self.runs[k] for k in sorted(self.runs)},
@@ -323,7 +323,7 @@ class _Build:
         suites = [Suite(t.canonical, t.tests) for t in runnable]
         suites += [reference_suite(t.canonical, t.function_name, *_validation(t)) for t in runnable]
         suites += [Suite(m.code, t.tests) for t in runnable for m in self.enumerations[t.path].mutants]
-        rule_suites = [s for t in runnable for s in variant_suites(_rules(t), t.tests)]
+        rule_suites = [s for t in runnable for s in variant_suites(t.rules, t.tests)]
         self.log(
             f"round 1: {len(suites) + len(rule_suites)} suites ({len(runnable)} canonicals, their references, "
             "every candidate and every stated-rule variant)"
@@ -347,7 +347,7 @@ class _Build:
             raises = raises_tests(task.tests)
             self.verdicts[task.path] = [Verdict(m, next(results), raises) for m in self.enumerations[task.path].mutants]
         for task in runnable:
-            rules = _rules(task)
+            rules = task.rules
             self.rule_misses[task.path] = check_rules(rules, [next(results) for _ in rules])
         passing = [t for t in runnable if self.ledger.check(Gate.CANONICAL_EXECUTION, t.path, gate3[t.path])]
         for task in passing:
@@ -656,10 +656,6 @@ class _Build:
         for s in shipped:
             self.ledger.check(Gate.CORPUS_INTEGRITY, s.task.path, [])
         return shipped
-
-
-def _rules(task: AuthoredTask) -> tuple[RuleVariant, ...]:
-    return task.validation.rules if task.validation else ()
 
 
 def _validation(task: AuthoredTask) -> tuple[str, str]:

@@ -39,14 +39,13 @@ class TaskAudit:
 def audit(now: Sequence[AuthoredTask], before: Sequence[AuthoredTask], workers: int | None = None) -> list[TaskAudit]:
     old = {t.path: t for t in before}
     pairs = [(t, old[t.path]) for t in now if t.path in old]
-    jobs = [(t, o, t.validation.rules if t.validation else ()) for t, o in pairs]
-    suites = [s for t, o, rules in jobs for s in variant_suites(rules, o.tests)]
+    suites = [s for t, o in pairs for s in variant_suites(t.rules, o.tests)]
     results = iter(run_suites(suites, workers=workers, limits=BUILD_LIMITS) if suites else [])
     out = []
-    for task, previous, rules in jobs:
-        missed = surviving(rules, [next(results) for _ in rules])
+    for task, previous in pairs:
+        missed = surviving(task.rules, [next(results) for _ in task.rules])
         out.append(TaskAudit(
-            path=task.path, rules=len(rules), missed_before=tuple(v.rule for v in missed),
+            path=task.path, rules=len(task.rules), missed_before=tuple(v.rule for v in missed),
             tests_changed=task.tests != previous.tests, tests_added=len(set(task.tests) - set(previous.tests)),
             canonical_changed=task.canonical != previous.canonical, query_changed=task.query != previous.query,
         ))

@@ -161,7 +161,7 @@ def _run_tests(reports: Sequence[TaskReport], workers: int | None, progress: boo
         if t.validation:
             suites.append(reference_suite(t.canonical, t.function_name, t.validation.reference, t.validation.inputs))
         suites += [Suite(m.code, t.tests) for m in r.enumeration.mutants]
-        suites += variant_suites(_rules(t), t.tests)
+        suites += variant_suites(t.rules, t.tests)
     results = iter(_run(suites, workers, progress))
     for r in reports:
         t = r.task
@@ -179,14 +179,10 @@ def _run_tests(reports: Sequence[TaskReport], workers: int | None, progress: boo
                     r.problems.append(f"{reason}: {_show(t, None, r.reference.disagree or r.reference.timeouts)}")
         raises = raises_tests(t.tests)
         r.verdicts = [Verdict(m, next(results), raises) for m in r.enumeration.mutants]
-        rules = _rules(t)
+        rules = t.rules
         r.rule_survivors = surviving(rules, [next(results) for _ in rules])
         if not rules:
             r.problems.append("no [[validation.rules]]: add one plausible wrong variant per rule the query states")
-
-
-def _rules(task: AuthoredTask) -> tuple[RuleVariant, ...]:
-    return task.validation.rules if task.validation else ()
 
 
 def _run_rule_agreements(reports: Sequence[TaskReport], workers: int | None, progress: bool) -> None:
@@ -252,7 +248,8 @@ def _conclude(report: TaskReport, same: SamePrograms) -> None:
     """Problems and notes of one task from its verdicts, as the build would see them."""
     t = report.task
     for reason, live in zip(check_live(report.verdicts), report.of(Rejection.LIVE)):
-        report.problems.append(f"{reason}: {_show(t, live.mutant, live.agreement.disagree if live.agreement else ())}")
+        shown = _show(t, (live.mutant.code, "mutant"), live.agreement.disagree if live.agreement else ())
+        report.problems.append(f"{reason}: {shown}")
     optimistic = not _comparable(report)  # without inputs, show what the tests alone allow
     report.picks = select_mutants(report.verdicts, {}, 0, t.function_name, same=same, optimistic=optimistic)
     picked_lines = frozenset().union(*(edit_lines(v.mutant) for v in report.picks))
@@ -309,19 +306,17 @@ print(json.dumps(out))
 '''
 
 
-def _show(task: AuthoredTask, other_code: Mutant | tuple[str, str] | None, indices: Sequence[int]) -> str:
-    """``f(args)``: canonical -> X, mutant/variant/reference -> Y, for the first disagreeing input (best effort)."""
+def _show(task: AuthoredTask, other_code: tuple[str, str] | None, indices: Sequence[int]) -> str:
+    """``f(args)``: canonical -> X, other -> Y, for the first disagreeing input (best effort).
+
+    ``other_code`` is (code defining the target, its label: mutant, variant), or None for the reference."""
     if not indices or task.validation is None:
         return "(no input to show)"
-    if isinstance(other_code, tuple):
+    if other_code is None:
+        label, other = "reference", (task.validation.reference, "reference")
+    else:
         code, label = other_code
         other = (code, task.function_name)
-    elif other_code is not None:
-        code, label = other_code.code, "mutant"
-        other = (code, task.function_name)
-    else:
-        label = "reference"
-        other = (task.validation.reference, "reference")
     spec = {
         "inputs": task.validation.inputs, "seed": INPUTS_SEED, "index": indices[0], "canonical": task.canonical,
         "target": task.function_name, "other": other,

@@ -42,6 +42,11 @@ class AuthoredTask:
     validation: ValidationSpec | None = None
     """The validation-only check (never shipped): see ``oracle.agreement``."""
 
+    @property
+    def rules(self) -> tuple[RuleVariant, ...]:
+        """The stated-rule variants (none without a ``[validation]`` table)."""
+        return self.validation.rules if self.validation else ()
+
 
 @dataclass(frozen=True)
 class ValidationSpec:
@@ -128,6 +133,7 @@ def parse_task_file(text: str, rel_path: str) -> AuthoredTask | TaskFileProblem:
         for key in VALIDATION_FIELDS:
             if not isinstance(validation.get(key), str) or not validation[key].strip():
                 return problem(key, f"field 'validation.{key}' must be a non-empty string ('''...''')")
+    canonical = canonical.replace("\r\n", "\n")
     rules: list[RuleVariant] = []
     if validation is not None:
         entries = validation.get("rules", [])
@@ -135,7 +141,7 @@ def parse_task_file(text: str, rel_path: str) -> AuthoredTask | TaskFileProblem:
             return problem("rules", "'validation.rules' must be an array of tables: [[validation.rules]]")
         for index, entry in enumerate(entries, 1):
             try:
-                rules.append(build_variant(canonical.replace("\r\n", "\n"), function_name, entry, index))
+                rules.append(build_variant(canonical, function_name, entry, index))
             except RuleVariantError as exc:
                 line = _nth_line(text, "[[validation.rules]]", index)
                 return TaskFileProblem(domain, function_name, rel_path, f"{rel_path}:{line}: {exc}")
@@ -148,7 +154,7 @@ def parse_task_file(text: str, rel_path: str) -> AuthoredTask | TaskFileProblem:
         function_name=function_name,
         path=rel_path,
         query=" ".join(query.split()),
-        canonical=canonical.replace("\r\n", "\n"),
+        canonical=canonical,
         tests=tuple(t.replace("\r\n", "\n") for t in tests),
         validation=None
         if validation is None
